@@ -1,0 +1,77 @@
+//! A minimal advanced service: one `echo` tool, defined and dispatched by hand.
+
+use mcp::{
+    AdvancedService, CallToolParams, CallToolResponse, CallToolResult, ListToolsResult,
+    RequestContext, ServerError, ServiceConfig, Tool,
+};
+use serde_json::json;
+
+/// The echo service.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Echo;
+
+impl AdvancedService for Echo {
+    async fn on_list_tools(
+        &self,
+        cursor: Option<String>,
+        _request: &RequestContext,
+    ) -> Result<ListToolsResult, ServerError> {
+        if let Some(cursor) = cursor {
+            return Err(ServerError::invalid_params(format!(
+                "Unknown cursor: {cursor}"
+            )));
+        }
+        let input = json!({
+            "type": "object",
+            "properties": {"value": {"type": "string", "description": "The text to echo"}},
+            "required": ["value"]
+        });
+        let output = json!({"type": "string"});
+        let tool = Tool::new("echo", object(input))
+            .with_description("Echo the value back")
+            .with_output_schema(object(output));
+        Ok(ListToolsResult {
+            tools: vec![tool],
+            ..ListToolsResult::default()
+        })
+    }
+
+    async fn on_call_tool(
+        &self,
+        params: CallToolParams,
+        _request: &RequestContext,
+    ) -> Result<CallToolResponse, ServerError> {
+        if params.name != "echo" {
+            return Err(ServerError::invalid_params(format!(
+                "Unknown tool: {}",
+                params.name
+            )));
+        }
+        let value = match params.arguments.as_ref().and_then(|a| a.get("value")) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(_) => return Err(ServerError::invalid_params("`value` must be a string")),
+            None => return Err(ServerError::invalid_params("missing argument `value`")),
+        };
+        Ok(CallToolResult::text(value.clone())
+            .with_structured(json!(value))
+            .into())
+    }
+}
+
+/// The echo server's configuration.
+pub fn config() -> ServiceConfig {
+    ServiceConfig::new("echo", env!("CARGO_PKG_VERSION")).instructions("Echoes text back.")
+}
+
+/// The echo server, ready to serve.
+pub fn server() -> mcp::ServerBuilder {
+    mcp::Server::advanced(Echo, config())
+}
+
+/// A JSON value known to be an object, as a map.
+pub fn object(value: serde_json::Value) -> mcp::protocol::JsonObject {
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => mcp::protocol::JsonObject::new(),
+    }
+}

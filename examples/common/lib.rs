@@ -1,0 +1,36 @@
+//! Shared pieces of the example programs: the services themselves (so tests can serve them
+//! in-process) and [`serve`], which applies the conventions every example follows.
+
+pub mod crypto;
+pub mod echo;
+
+use mcp::IntoServer;
+
+/// The address examples bind when `MCP_ADDR` is not set.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:9090";
+
+/// Serves `service` at `/mcp` the way every example does: binds `MCP_ADDR` (default
+/// `127.0.0.1:9090`), logs through `tracing` to stderr (`RUST_LOG`), prints
+/// `listening http://<addr>/mcp` on stdout once it accepts connections, and returns cleanly
+/// on SIGINT or SIGTERM after draining in-flight requests.
+pub async fn serve(service: impl IntoServer) -> Result<(), mcp::Error> {
+    init_tracing();
+    let server = service.into_server()?;
+    let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
+    let listener = mcp::StreamableHttpListener::bind(addr.as_str()).await?;
+    let local = listener.local_addr()?;
+    println!("listening http://{local}/mcp");
+    listener.serve("/mcp", server).await?;
+    tracing::info!("shut down");
+    Ok(())
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

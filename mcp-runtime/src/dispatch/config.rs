@@ -1,0 +1,201 @@
+//! Service configuration: the constant part (from `#[mcp::service(...)]` or written by
+//! hand) and the values only known at run time, checked together when the service is
+//! attached.
+
+use crate::error::Error;
+use crate::protocol::{CacheScope, Implementation};
+
+/// Which protocol eras a server accepts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProtocolMode {
+    /// Modern requests and legacy initialize-based requests, decided per request.
+    #[default]
+    Auto,
+    /// MCP 2026-07-28 only.
+    Modern,
+    /// The initialize handshake only.
+    Legacy,
+}
+
+/// How legacy requests use HTTP sessions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SessionMode {
+    /// Decided by the request lifecycle.
+    #[default]
+    Auto,
+    /// Require and maintain an `Mcp-Session-Id`.
+    Stateful,
+    /// Every request independent, no session id issued.
+    Stateless,
+}
+
+/// A cache hint for one method: how long a client may reuse the result, and with whom.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CacheHint {
+    /// Freshness in milliseconds (`0` = do not reuse). Negative values fail attach.
+    pub ttl_ms: i64,
+    /// Whether the result may be shared between callers.
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// A hint.
+    pub const fn new(ttl_ms: i64, scope: CacheScope) -> Self {
+        Self { ttl_ms, scope }
+    }
+}
+
+/// Per-method cache hints, sent to modern clients only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CacheHints {
+    /// `server/discover`.
+    pub discover: CacheHint,
+    /// `tools/list`.
+    pub list_tools: CacheHint,
+}
+
+/// The default cap on request bodies (4 MiB).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
+
+/// The configuration of a service.
+///
+/// ```
+/// use mcp::{CacheHint, CacheScope, ProtocolMode, ServiceConfig};
+///
+/// let config = ServiceConfig::new("calculator", "2.0.0")
+///     .instructions("Arithmetic tools.")
+///     .protocol_mode(ProtocolMode::Auto)
+///     .list_tools_cache(CacheHint::new(60_000, CacheScope::Public))
+///     .allowed_origins(["https://example.com"]);
+/// assert_eq!(config.info().name, "calculator");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceConfig {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) protocol_mode: ProtocolMode,
+    pub(crate) session_mode: SessionMode,
+    pub(crate) cache_hints: CacheHints,
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) max_body_bytes: usize,
+}
+
+impl ServiceConfig {
+    /// A configuration with the server's name and version and every default: auto protocol
+    /// mode, auto session mode, no cache reuse, no allowed browser origins, 4 MiB bodies.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            info: Implementation::new(name, version),
+            instructions: None,
+            protocol_mode: ProtocolMode::Auto,
+            session_mode: SessionMode::Auto,
+            cache_hints: CacheHints::default(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        }
+    }
+
+    /// The server identity.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// Sets the display title of the server.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Replaces the server identity.
+    pub fn server_info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Sets the instructions for the model.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets the protocol mode.
+    pub fn protocol_mode(mut self, mode: ProtocolMode) -> Self {
+        self.protocol_mode = mode;
+        self
+    }
+
+    /// The protocol mode.
+    pub fn get_protocol_mode(&self) -> ProtocolMode {
+        self.protocol_mode
+    }
+
+    /// Sets the session mode of legacy requests.
+    pub fn session_mode(mut self, mode: SessionMode) -> Self {
+        self.session_mode = mode;
+        self
+    }
+
+    /// The session mode.
+    pub fn get_session_mode(&self) -> SessionMode {
+        self.session_mode
+    }
+
+    /// Sets the cache hint of `server/discover`.
+    pub fn discover_cache(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.discover = hint;
+        self
+    }
+
+    /// Sets the cache hint of `tools/list`.
+    pub fn list_tools_cache(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.list_tools = hint;
+        self
+    }
+
+    /// Sets the browser origins allowed to call the service (`"*"` allows any). Requests
+    /// without an `Origin` header are always accepted; others from unlisted origins get
+    /// `403`.
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the cap on request bodies; larger bodies get `413`.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Checks the values only known at run time.
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        for (method, hint) in [
+            ("server/discover", self.cache_hints.discover),
+            ("tools/list", self.cache_hints.list_tools),
+        ] {
+            if hint.ttl_ms < 0 {
+                return Err(Error::Config(format!(
+                    "the cache hint of `{method}` has a negative ttl_ms ({})",
+                    hint.ttl_ms
+                )));
+            }
+        }
+        if self.max_body_bytes == 0 {
+            return Err(Error::Config("max_body_bytes must be positive".into()));
+        }
+        if self.info.name.trim().is_empty() {
+            return Err(Error::Config("the server name is empty".into()));
+        }
+        for origin in &self.allowed_origins {
+            if origin != "*" && !origin.contains("://") {
+                return Err(Error::Config(format!(
+                    "allowed origin {origin:?} is not `*` or a scheme://host[:port] origin"
+                )));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,83 @@
+//! What a handler can know about the request it serves.
+
+use std::sync::Arc;
+
+use http::HeaderMap;
+use http::request::Parts;
+
+use crate::protocol::{ClientCapabilities, Era, Implementation, JsonObject};
+
+/// The request a handler serves: its era, HTTP data and metadata.
+///
+/// Advanced handlers receive it directly; basic tools bind pieces of it as runtime
+/// parameters (`http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
+#[derive(Clone, Debug)]
+pub struct RequestContext {
+    pub(crate) era: Era,
+    pub(crate) protocol_version: Arc<str>,
+    pub(crate) parts: Arc<Parts>,
+    pub(crate) meta: Option<JsonObject>,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+}
+
+impl RequestContext {
+    /// A context for a request of `era` (used by tests and by code that drives a service
+    /// without HTTP).
+    pub fn new(era: Era, protocol_version: &str, parts: Parts) -> Self {
+        Self {
+            era,
+            protocol_version: protocol_version.into(),
+            parts: Arc::new(parts),
+            meta: None,
+            client_capabilities: Arc::default(),
+            client_info: None,
+        }
+    }
+
+    /// The protocol era of this request.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// The protocol version of this request.
+    pub fn protocol_version(&self) -> &str {
+        &self.protocol_version
+    }
+
+    /// The HTTP request line and headers.
+    pub fn parts(&self) -> &Parts {
+        &self.parts
+    }
+
+    /// The HTTP headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.parts.headers
+    }
+
+    /// The first value of header `name`, if it is valid text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.parts.headers.get(name)?.to_str().ok()
+    }
+
+    /// The request's `_meta`, without the reserved envelope keys.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.meta.as_ref()
+    }
+
+    /// The client capabilities declared for this request (modern: this request's envelope;
+    /// legacy stateless: none known).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.client_capabilities
+    }
+
+    /// The client identity, when the client sent one.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.client_info.as_deref()
+    }
+
+    pub(crate) fn with_meta(mut self, meta: Option<JsonObject>) -> Self {
+        self.meta = meta;
+        self
+    }
+}

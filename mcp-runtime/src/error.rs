@@ -1,0 +1,103 @@
+//! Errors of the server side: what handlers return ([`ServerError`]) and what attaching or
+//! serving a service can fail with ([`Error`]).
+
+use serde_json::Value;
+
+use crate::protocol::{ErrorCode, ErrorObject};
+
+/// An error a handler returns. It becomes a JSON-RPC error object on both eras:
+/// [`ServerError::InvalidParams`] → `-32602` with its message, [`ServerError::Internal`] →
+/// `-32603` with its message, [`ServerError::Rpc`] → the given code. A panic in a handler
+/// becomes `-32603` with a generic message instead (the detail goes to `tracing`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The request's parameters are invalid (an unknown cursor, a missing argument).
+    #[error("{0}")]
+    InvalidParams(String),
+    /// The handler failed; the message is sent to the client.
+    #[error("{0}")]
+    Internal(String),
+    /// Any JSON-RPC error, with code and data.
+    #[error("{message}")]
+    Rpc {
+        /// The JSON-RPC code.
+        code: ErrorCode,
+        /// The message.
+        message: String,
+        /// Optional data.
+        data: Option<Value>,
+    },
+}
+
+impl ServerError {
+    /// A `-32603` error whose message is sent to the client.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self::Internal(message.into())
+    }
+
+    /// A `-32602` error.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::InvalidParams(message.into())
+    }
+
+    /// The JSON-RPC code this error is answered with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::InvalidParams(_) => ErrorCode::INVALID_PARAMS,
+            Self::Internal(_) => ErrorCode::INTERNAL_ERROR,
+            Self::Rpc { code, .. } => *code,
+        }
+    }
+
+    /// The JSON-RPC error object.
+    pub fn to_error_object(&self) -> ErrorObject {
+        let code = match self.code() {
+            // -32002 is accepted from handlers but sent as -32602, as peers expect.
+            ErrorCode::RESOURCE_NOT_FOUND => ErrorCode::INVALID_PARAMS,
+            c => c,
+        };
+        let data = match self {
+            Self::Rpc { data, .. } => data.clone(),
+            _ => None,
+        };
+        ErrorObject {
+            code,
+            message: self.to_string(),
+            data,
+        }
+    }
+}
+
+/// An advanced-service handler rejects the request's parameters: answered `-32602` with
+/// this message on both eras.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidParamsError(pub String);
+
+impl From<InvalidParamsError> for ServerError {
+    fn from(e: InvalidParamsError) -> Self {
+        Self::InvalidParams(e.0)
+    }
+}
+
+/// Why a service could not be attached or served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The service configuration is invalid (checked when the service is attached, before
+    /// anything is served).
+    #[error("invalid service configuration: {0}")]
+    Config(String),
+    /// A tool's configuration is invalid.
+    #[error("invalid configuration of tool `{tool}`: {message}")]
+    Tool {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Binding or serving failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}

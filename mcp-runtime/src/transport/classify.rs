@@ -1,0 +1,231 @@
+//! Which era a single POSTed message belongs to, and the header cross-checks that can refuse
+//! it before dispatch (PROTOCOL.md §3, the TypeScript server's validation ladder).
+
+use http::{HeaderMap, StatusCode};
+use serde_json::{Map, Value, json};
+
+use crate::dispatch::{ProtocolMode, Reply, header_mismatch};
+use crate::protocol::{
+    ErrorCode, ErrorObject, LEGACY_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS,
+    RequestEnvelope, is_modern_version, serves_modern_version,
+};
+use crate::schema::headers::decode_value;
+
+pub(crate) const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const MCP_METHOD: &str = "mcp-method";
+pub(crate) const MCP_NAME: &str = "mcp-name";
+
+/// Where a single request or notification goes.
+#[derive(Debug)]
+pub(crate) enum Route {
+    /// A modern request with a valid envelope and consistent headers.
+    Modern(RequestEnvelope),
+    /// A legacy request (or any request on a legacy-only endpoint).
+    Legacy,
+    /// Refused before dispatch.
+    Reject(Reply),
+}
+
+/// The `MCP-Protocol-Version` header, trimmed; `Err` when present but not text.
+pub(crate) fn protocol_version_header(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+    match headers.get(MCP_PROTOCOL_VERSION) {
+        None => Ok(None),
+        Some(v) => v.to_str().map(|s| Some(s.trim())).map_err(|_| ()),
+    }
+}
+
+/// Classifies one request (`is_request`) or notification.
+pub(crate) fn classify(
+    mode: ProtocolMode,
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+    is_request: bool,
+) -> Route {
+    if mode == ProtocolMode::Legacy {
+        return Route::Legacy;
+    }
+    let header_version = match protocol_version_header(headers) {
+        Ok(v) => v,
+        Err(()) => {
+            return Route::Reject(header_mismatch(
+                "(invalid)",
+                "the MCP-Protocol-Version header is not valid text",
+            ));
+        }
+    };
+    let claim = RequestEnvelope::has_claim(params);
+    if !is_request {
+        // Notifications: a claim or a modern header makes them modern; both eras answer 202.
+        return if claim || header_version.is_some_and(is_modern_version) {
+            match RequestEnvelope::parse(params) {
+                Ok(env) => Route::Modern(env),
+                Err(_) if !claim => Route::Legacy,
+                Err(e) => Route::Reject(envelope_error(&e.message(), e.data())),
+            }
+        } else {
+            Route::Legacy
+        };
+    }
+    let envelope = claim.then(|| RequestEnvelope::parse(params));
+    if method == "initialize" && !matches!(envelope, Some(Ok(_))) {
+        if let Some(v) = header_version.filter(|v| is_modern_version(v)) {
+            return Route::Reject(header_mismatch(
+                v,
+                &format!(
+                    "an initialize request is legacy but the MCP-Protocol-Version header names {v}"
+                ),
+            ));
+        }
+        if mode == ProtocolMode::Modern {
+            let requested = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            return Route::Reject(unsupported_version(requested.as_deref()));
+        }
+        return Route::Legacy;
+    }
+    let Some(envelope) = envelope else {
+        if header_version.is_some_and(is_modern_version) {
+            let has_meta = params.and_then(|p| p.get("_meta")).is_some();
+            let missing = if has_meta {
+                META_PROTOCOL_VERSION
+            } else {
+                "_meta"
+            };
+            return Route::Reject(envelope_error(
+                &format!(
+                    "Invalid _meta envelope for protocol revision {}: {missing}: missing",
+                    header_version.unwrap_or_default()
+                ),
+                json!({"envelope": {"missing": [missing]}}),
+            ));
+        }
+        if mode == ProtocolMode::Modern {
+            return Route::Reject(unsupported_version(header_version));
+        }
+        return Route::Legacy;
+    };
+    let envelope = match envelope {
+        Ok(env) => env,
+        Err(e) => return Route::Reject(envelope_error(&e.message(), e.data())),
+    };
+    if let Some(v) = header_version.filter(|v| *v != envelope.protocol_version) {
+        return Route::Reject(header_mismatch(
+            v,
+            &format!(
+                "the body envelope names protocol version {} but the MCP-Protocol-Version header names {v}",
+                envelope.protocol_version
+            ),
+        ));
+    }
+    let mcp_method = headers.get(MCP_METHOD).map(|v| v.to_str().map(str::trim));
+    if let Some(m) = &mcp_method {
+        match m {
+            Ok(m) if *m == method => {}
+            Ok(m) => {
+                return Route::Reject(header_mismatch(
+                    m,
+                    &format!("the Mcp-Method header names {m} but the body method is {method}"),
+                ));
+            }
+            Err(_) => {
+                return Route::Reject(header_mismatch(
+                    "(invalid)",
+                    "the Mcp-Method header is not valid text",
+                ));
+            }
+        }
+    }
+    if !serves_modern_version(&envelope.protocol_version) {
+        return Route::Reject(unsupported_version(Some(&envelope.protocol_version)));
+    }
+    if header_version.is_none() {
+        return Route::Reject(header_mismatch(
+            "(missing)",
+            "the MCP-Protocol-Version header is required on modern requests",
+        ));
+    }
+    if mcp_method.is_none() {
+        return Route::Reject(header_mismatch(
+            "(missing)",
+            "the Mcp-Method header is required on modern requests",
+        ));
+    }
+    if let Some(reject) = check_mcp_name(headers, method, params) {
+        return Route::Reject(reject);
+    }
+    Route::Modern(envelope)
+}
+
+/// `Mcp-Name` must mirror `params.name` of `tools/call` / `prompts/get` and `params.uri`
+/// of `resources/read`.
+fn check_mcp_name(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+) -> Option<Reply> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    let body = params?.get(field)?.as_str()?;
+    let Some(raw) = headers.get(MCP_NAME) else {
+        return Some(header_mismatch(
+            "(missing)",
+            &format!("the Mcp-Name header is required for {method}"),
+        ));
+    };
+    match decode_value(raw.as_bytes()) {
+        Ok(v) if v == body => None,
+        Ok(v) => Some(header_mismatch(
+            raw.to_str().unwrap_or("(invalid)"),
+            &format!("the Mcp-Name header names {v:?} but the body names {body:?}"),
+        )),
+        Err(_) => Some(header_mismatch(
+            "(invalid)",
+            "the Mcp-Name header value is not validly encoded",
+        )),
+    }
+}
+
+fn envelope_error(message: &str, data: Value) -> Reply {
+    Reply::status(
+        StatusCode::BAD_REQUEST,
+        ErrorObject::new(ErrorCode::INVALID_PARAMS, message).with_data(data),
+    )
+}
+
+/// `-32022` with the supported modern versions (and the requested one when known).
+pub(crate) fn unsupported_version(requested: Option<&str>) -> Reply {
+    let mut data = json!({"supported": MODERN_VERSIONS});
+    let message = match requested {
+        Some(r) => {
+            data["requested"] = json!(r);
+            format!("Unsupported protocol version: {r}")
+        }
+        None => {
+            "Unsupported protocol version: the request did not name a protocol version".to_owned()
+        }
+    };
+    Reply::status(
+        StatusCode::BAD_REQUEST,
+        ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, message).with_data(data),
+    )
+}
+
+/// The legacy transport's answer to an unsupported `MCP-Protocol-Version` header.
+pub(crate) fn legacy_unsupported_header(version: &str) -> Reply {
+    Reply::status(
+        StatusCode::BAD_REQUEST,
+        ErrorObject::new(
+            ErrorCode::TRANSPORT,
+            format!(
+                "Bad Request: Unsupported protocol version: {version} (supported versions: {})",
+                LEGACY_VERSIONS.join(", ")
+            ),
+        ),
+    )
+}

@@ -1,0 +1,480 @@
+//! The Streamable HTTP transport on axum: one endpoint answering POST (requests and
+//! notifications of both eras), GET and DELETE, with Origin validation before anything else
+//! runs and a cap on request bodies.
+
+mod classify;
+mod listener;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures_util::future::join_all;
+use http_body_util::{BodyExt as _, Limited};
+use serde_json::Value;
+
+pub use listener::{StreamableHttpListener, shutdown_signal};
+
+use crate::dispatch::{ProtocolMode, Reply, RequestContext, Server};
+use crate::protocol::{
+    DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message, RequestId,
+    ResponseId, SuccessOut, serves_legacy_version,
+};
+use classify::{Route, classify, legacy_unsupported_header, protocol_version_header};
+
+/// The most messages a legacy batch may hold.
+pub const MAX_BATCH: usize = 100;
+
+/// An axum [`Router`] serving `server` at `path`. Mount it into an existing application with
+/// [`Router::merge`], or serve it with [`StreamableHttpListener`].
+///
+/// ```
+/// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
+/// # struct Svc;
+/// # impl AdvancedService for Svc {
+/// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
+/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+/// # }
+/// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0")).build().unwrap();
+/// let app: axum::Router = axum::Router::new()
+///     .route("/health", axum::routing::get(|| async { "ok" }))
+///     .merge(mcp::transport::router("/mcp", server));
+/// ```
+pub fn router(path: &str, server: Server) -> Router {
+    Router::new()
+        .route(path, axum::routing::any(endpoint))
+        .with_state(Endpoint(Arc::new(server)))
+}
+
+#[derive(Clone)]
+struct Endpoint(Arc<Server>);
+
+async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Body>) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(response) = check_origin(&server, &parts.headers) {
+        return response;
+    }
+    let modern_only = server.config().get_protocol_mode() == ProtocolMode::Modern;
+    match parts.method {
+        Method::POST => post(&server, parts, body).await,
+        Method::GET | Method::DELETE if !modern_only => {
+            // Legacy serving is stateless: there is no standalone stream and no session.
+            transport_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method not allowed.",
+                Some("POST"),
+            )
+        }
+        _ => {
+            let allow = if modern_only {
+                "POST"
+            } else {
+                "GET, POST, DELETE"
+            };
+            transport_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method not allowed.",
+                Some(allow),
+            )
+        }
+    }
+}
+
+/// Origin validation: no `Origin` → accepted; listed or `*` → accepted; otherwise 403.
+#[allow(clippy::result_large_err)]
+fn check_origin(server: &Server, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let allowed = &server.config().allowed_origins;
+    let ok = origin.to_str().is_ok_and(|o| {
+        allowed
+            .iter()
+            .any(|a| a == "*" || a.eq_ignore_ascii_case(o))
+    });
+    if ok {
+        Ok(())
+    } else {
+        tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
+        Err(transport_error(
+            StatusCode::FORBIDDEN,
+            "Forbidden: Origin not allowed",
+            None,
+        ))
+    }
+}
+
+async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Response {
+    if !is_json_content_type(&parts.headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: Content-Type must be application/json",
+            None,
+        );
+    }
+    let limit = server.config().max_body_bytes;
+    let bytes = match read_body(&parts.headers, body, limit).await {
+        Ok(b) => b,
+        Err(response) => return response,
+    };
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => {
+            return rpc_error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::new(ErrorCode::PARSE_ERROR, "Parse error"),
+            );
+        }
+    };
+    let parts = Arc::new(parts);
+    match value {
+        Value::Array(items) => batch(server, parts, items).await,
+        value => single(server, parts, value).await,
+    }
+}
+
+async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
+    let too_large = || {
+        transport_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("Payload Too Large: the request body exceeds {limit} bytes"),
+            None,
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(e) => {
+            tracing::debug!(error = %e, "failed to read a request body");
+            Err(rpc_error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::new(
+                    ErrorCode::PARSE_ERROR,
+                    "Parse error: the request body could not be read",
+                ),
+            ))
+        }
+    }
+}
+
+async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value) -> Response {
+    let id = Message::peek_id(&value);
+    let message = match Message::from_value(value) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::debug!(error = %e, "invalid JSON-RPC message");
+            return invalid_message(id);
+        }
+    };
+    let mode = server.config().get_protocol_mode();
+    let (request, is_request) = match message {
+        Message::Response(_) => {
+            return if mode == ProtocolMode::Modern {
+                invalid_message(id)
+            } else {
+                // A response to a server→client request; stateless serving has none pending.
+                accepted()
+            };
+        }
+        Message::Notification(n) => (
+            crate::protocol::Request {
+                id: RequestId::Number(0),
+                method: n.method,
+                params: n.params,
+            },
+            false,
+        ),
+        Message::Request(r) => (r, true),
+    };
+    let route = classify(
+        mode,
+        &parts.headers,
+        &request.method,
+        request.params.as_ref(),
+        is_request,
+    );
+    if !is_request {
+        return match route {
+            Route::Reject(Reply::Err { status, error }) => rpc_error_response(status, None, error),
+            _ => accepted(),
+        };
+    }
+    match route {
+        Route::Reject(reply) => reply_response(&request.id, reply, &parts.headers),
+        Route::Modern(envelope) => {
+            let cx = RequestContext {
+                era: Era::Modern,
+                protocol_version: envelope.protocol_version.into(),
+                parts: parts.clone(),
+                meta: None,
+                client_capabilities: Arc::new(envelope.client_capabilities),
+                client_info: envelope.client_info.map(Arc::new),
+            };
+            let id = request.id.clone();
+            let reply = server.handle_modern(request, cx).await;
+            reply_response(&id, reply, &parts.headers)
+        }
+        Route::Legacy => {
+            if let Err(r) = legacy_checks(&parts.headers) {
+                return r;
+            }
+            let id = request.id.clone();
+            let reply = server.handle_legacy(request, legacy_context(&parts)).await;
+            reply_response(&id, reply, &parts.headers)
+        }
+    }
+}
+
+/// The legacy transport's header checks: `Accept` must name JSON and SSE, and a
+/// `MCP-Protocol-Version` header must name a legacy version this server speaks.
+#[allow(clippy::result_large_err)]
+fn legacy_checks(headers: &HeaderMap) -> Result<(), Response> {
+    if !accepts_json_and_sse(headers) {
+        return Err(transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Client must accept both application/json and text/event-stream",
+            None,
+        ));
+    }
+    match protocol_version_header(headers) {
+        Ok(Some(v)) if !serves_legacy_version(v) => {
+            let Reply::Err { status, error } = legacy_unsupported_header(v) else {
+                unreachable!()
+            };
+            Err(rpc_error_response(status, None, error))
+        }
+        Err(()) => Err(transport_error(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: invalid MCP-Protocol-Version header",
+            None,
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn legacy_context(parts: &Arc<http::request::Parts>) -> RequestContext {
+    let version = protocol_version_header(&parts.headers)
+        .ok()
+        .flatten()
+        .unwrap_or(DEFAULT_LEGACY_HTTP_VERSION);
+    RequestContext {
+        era: Era::Legacy,
+        protocol_version: version.into(),
+        parts: parts.clone(),
+        meta: None,
+        client_capabilities: Arc::default(),
+        client_info: None,
+    }
+}
+
+async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Value>) -> Response {
+    let bad = |message: &str| {
+        rpc_error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::new(ErrorCode::INVALID_REQUEST, message),
+        )
+    };
+    if items.is_empty() {
+        return bad("Invalid Request: empty batch");
+    }
+    if items.len() > MAX_BATCH {
+        return bad(&format!(
+            "Invalid Request: a batch may hold at most {MAX_BATCH} messages"
+        ));
+    }
+    if server.config().get_protocol_mode() == ProtocolMode::Modern {
+        return bad("Invalid Request: batches are not supported by the 2026-07-28 protocol");
+    }
+    let mut messages = Vec::with_capacity(items.len());
+    for item in items {
+        match Message::from_value(item) {
+            Ok(m) => messages.push(m),
+            Err(_) => return bad("Invalid Request: the batch holds an invalid JSON-RPC message"),
+        }
+    }
+    let claims = messages.iter().any(|m| match m {
+        Message::Request(r) => crate::protocol::RequestEnvelope::has_claim(r.params.as_ref()),
+        Message::Notification(n) => crate::protocol::RequestEnvelope::has_claim(n.params.as_ref()),
+        Message::Response(_) => false,
+    });
+    if claims && server.config().get_protocol_mode() != ProtocolMode::Legacy {
+        return bad("Invalid Request: batches are not supported by the 2026-07-28 protocol");
+    }
+    if messages.len() > 1 && messages.iter().any(|m| m.method() == Some("initialize")) {
+        return bad("Invalid Request: initialize must not be part of a batch");
+    }
+    if let Err(r) = legacy_checks(&parts.headers) {
+        return r;
+    }
+    let requests: Vec<_> = messages
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::Request(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    if requests.is_empty() {
+        return accepted();
+    }
+    let replies = join_all(requests.into_iter().map(|r| {
+        let cx = legacy_context(&parts);
+        async move {
+            let id = r.id.clone();
+            (id, server.handle_legacy(r, cx).await)
+        }
+    }))
+    .await;
+    let mut body = Vec::with_capacity(256 * replies.len());
+    body.push(b'[');
+    for (i, (id, reply)) in replies.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        write_reply(&mut body, id, reply);
+    }
+    body.push(b']');
+    json_response(StatusCode::OK, body)
+}
+
+fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
+    let written = match reply {
+        Reply::Ok(raw) => serde_json::to_writer(&mut *out, &SuccessOut::new(id, raw)),
+        Reply::Err { error, .. } => serde_json::to_writer(
+            &mut *out,
+            &JsonRpcError::new(Some(id.clone()), error.clone()),
+        ),
+    };
+    if let Err(e) = written {
+        tracing::error!(error = %e, "failed to serialize a response");
+    }
+}
+
+fn reply_response(id: &RequestId, reply: Reply, headers: &HeaderMap) -> Response {
+    let status = match &reply {
+        Reply::Ok(_) => StatusCode::OK,
+        Reply::Err { status, .. } => *status,
+    };
+    let mut body = Vec::with_capacity(256);
+    write_reply(&mut body, id, &reply);
+    if status == StatusCode::OK && wants_sse_only(headers) {
+        return sse_response(body);
+    }
+    json_response(status, body)
+}
+
+/// A single-event SSE response, for clients that accept only `text/event-stream`.
+fn sse_response(json: Vec<u8>) -> Response {
+    let mut body = Vec::with_capacity(json.len() + 24);
+    body.extend_from_slice(b"event: message\ndata: ");
+    body.extend_from_slice(&json);
+    body.extend_from_slice(b"\n\n");
+    let mut r = Response::new(Body::from(body));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    r
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn rpc_error_response(status: StatusCode, id: ResponseId, error: ErrorObject) -> Response {
+    let body = serde_json::to_vec(&JsonRpcError::new(id, error)).unwrap_or_default();
+    json_response(status, body)
+}
+
+fn invalid_message(id: ResponseId) -> Response {
+    rpc_error_response(
+        StatusCode::BAD_REQUEST,
+        id,
+        ErrorObject::new(
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: the request body is not a valid JSON-RPC message",
+        ),
+    )
+}
+
+fn transport_error(status: StatusCode, message: &str, allow: Option<&'static str>) -> Response {
+    let mut r = rpc_error_response(
+        status,
+        None,
+        ErrorObject::new(ErrorCode::TRANSPORT, message),
+    );
+    if let Some(allow) = allow {
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    r
+}
+
+fn accepted() -> Response {
+    StatusCode::ACCEPTED.into_response()
+}
+
+fn is_json_content_type(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn accept_values(headers: &HeaderMap) -> impl Iterator<Item = String> + '_ {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| {
+            t.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+}
+
+fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for t in accept_values(headers) {
+        json |= t == "application/json" || t == "*/*" || t == "application/*";
+        sse |= t == "text/event-stream" || t == "*/*" || t == "text/*";
+    }
+    json && sse
+}
+
+fn wants_sse_only(headers: &HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for t in accept_values(headers) {
+        json |= t == "application/json" || t == "*/*" || t == "application/*";
+        sse |= t == "text/event-stream";
+    }
+    sse && !json
+}

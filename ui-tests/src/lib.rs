@@ -1,0 +1,1 @@
+//! ui tests live in tests/ui.rs

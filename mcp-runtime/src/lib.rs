@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod dispatch;
 mod error;
 pub mod protocol;

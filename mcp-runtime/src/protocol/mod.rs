@@ -4,11 +4,16 @@
 //! This layer is plain serde: it performs no I/O and knows nothing of HTTP servers. The
 //! field names here are MCP's wire names; everywhere else the crate uses Rust names.
 
+mod elicitation;
 mod envelope;
 mod error_code;
 mod jsonrpc;
 mod types;
 
+pub use elicitation::{
+    ELICITATION_CREATE, ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult,
+    FormElicitationParams, UrlElicitationParams,
+};
 pub use envelope::{EnvelopeError, RESERVED_META_KEYS, RequestEnvelope};
 pub use error_code::ErrorCode;
 pub use jsonrpc::{

@@ -310,10 +310,11 @@ pub fn check_params<'h>(
 }
 
 fn matches(ty: ParamType, decoded: &str, value: &Value, expected_encoded: &str) -> bool {
-    if ty == ParamType::Integer && is_decimal(decoded) {
-        if let (Ok(h), Some(b)) = (decoded.parse::<f64>(), value.as_f64()) {
-            return h == b;
-        }
+    if ty == ParamType::Integer
+        && is_decimal(decoded)
+        && let (Ok(h), Some(b)) = (decoded.parse::<f64>(), value.as_f64())
+    {
+        return h == b;
     }
     // Compare the decoded header with the argument's string form.
     let body = match value {

@@ -19,7 +19,7 @@ pub(crate) const MCP_NAME: &str = "mcp-name";
 #[derive(Debug)]
 pub(crate) enum Route {
     /// A modern request with a valid envelope and consistent headers.
-    Modern(RequestEnvelope),
+    Modern(Box<RequestEnvelope>),
     /// A legacy request (or any request on a legacy-only endpoint).
     Legacy,
     /// Refused before dispatch.
@@ -59,7 +59,7 @@ pub(crate) fn classify(
         // Notifications: a claim or a modern header makes them modern; both eras answer 202.
         return if claim || header_version.is_some_and(is_modern_version) {
             match RequestEnvelope::parse(params) {
-                Ok(env) => Route::Modern(env),
+                Ok(env) => Route::Modern(Box::new(env)),
                 Err(_) if !claim => Route::Legacy,
                 Err(e) => Route::Reject(envelope_error(&e.message(), e.data())),
             }
@@ -156,7 +156,7 @@ pub(crate) fn classify(
     if let Some(reject) = check_mcp_name(headers, method, params) {
         return Route::Reject(reject);
     }
-    Route::Modern(envelope)
+    Route::Modern(Box::new(envelope))
 }
 
 /// `Mcp-Name` must mirror `params.name` of `tools/call` / `prompts/get` and `params.uri`

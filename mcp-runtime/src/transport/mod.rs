@@ -215,6 +215,7 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
     match route {
         Route::Reject(reply) => reply_response(&request.id, reply, &parts.headers),
         Route::Modern(envelope) => {
+            let envelope = *envelope;
             let cx = RequestContext {
                 era: Era::Modern,
                 protocol_version: envelope.protocol_version.into(),

@@ -1,0 +1,183 @@
+//! Bearer authentication hooks: a [`TokenProvider`] supplies the `Authorization` token of
+//! each request and is told about `401` and `insufficient_scope` challenges. Full OAuth
+//! flows (discovery, authorization, refresh) are built on this hook.
+
+use futures_util::future::BoxFuture;
+
+use super::ClientError;
+
+/// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuthChallenge {
+    /// The HTTP status (`401` or `403`).
+    pub status: u16,
+    /// The auth scheme (`Bearer`, `DPoP`).
+    pub scheme: Option<String>,
+    /// The `error` parameter (`invalid_token`, `insufficient_scope`).
+    pub error: Option<String>,
+    /// The `error_description` parameter.
+    pub error_description: Option<String>,
+    /// The `scope` parameter (space-separated scopes).
+    pub scope: Option<String>,
+    /// The `resource_metadata` parameter (URL of the protected resource metadata).
+    pub resource_metadata: Option<String>,
+}
+
+impl AuthChallenge {
+    /// Parses a `WWW-Authenticate` value (parameters quoted or bare; unknown ones ignored).
+    ///
+    /// ```
+    /// use mcp::client::AuthChallenge;
+    ///
+    /// let c = AuthChallenge::parse(403, r#"Bearer error="insufficient_scope", scope="a b""#);
+    /// assert!(c.is_insufficient_scope());
+    /// assert_eq!(c.scope.as_deref(), Some("a b"));
+    /// ```
+    pub fn parse(status: u16, header: &str) -> Self {
+        let mut out = Self {
+            status,
+            ..Self::default()
+        };
+        let header = header.trim();
+        let (scheme, mut rest) = match header.split_once(char::is_whitespace) {
+            Some((s, r)) if !s.contains('=') => (Some(s), r),
+            _ if !header.contains('=') && !header.is_empty() => (Some(header), ""),
+            _ => (None, header),
+        };
+        out.scheme = scheme.map(str::to_owned);
+        loop {
+            rest = rest.trim_start_matches([' ', '\t', ',']);
+            let Some((key, after)) = rest.split_once('=') else {
+                break;
+            };
+            let key = key.trim().to_ascii_lowercase();
+            let after = after.trim_start();
+            let (value, next) = if let Some(quoted) = after.strip_prefix('"') {
+                let mut value = String::new();
+                let mut chars = quoted.char_indices();
+                let mut end = quoted.len();
+                while let Some((i, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some((_, escaped)) = chars.next() {
+                                value.push(escaped);
+                            }
+                        }
+                        '"' => {
+                            end = i + 1;
+                            break;
+                        }
+                        c => value.push(c),
+                    }
+                }
+                (value, &quoted[end.min(quoted.len())..])
+            } else {
+                let end = after.find(',').unwrap_or(after.len());
+                (after[..end].trim().to_owned(), &after[end..])
+            };
+            match key.as_str() {
+                "error" => out.error = Some(value),
+                "error_description" => out.error_description = Some(value),
+                "scope" => out.scope = Some(value),
+                "resource_metadata" => out.resource_metadata = Some(value),
+                _ => {}
+            }
+            rest = next;
+        }
+        out
+    }
+
+    /// `true` for a `403` with `error="insufficient_scope"`.
+    pub fn is_insufficient_scope(&self) -> bool {
+        self.status == 403 && self.error.as_deref() == Some("insufficient_scope")
+    }
+}
+
+/// Supplies bearer tokens to a client and reacts to authorization challenges.
+///
+/// The client calls [`token`](Self::token) before every request (return the cached token;
+/// refreshing an expired one there keeps the `tools/list` cache). On a `401`, or a `403`
+/// with `error="insufficient_scope"`, it calls [`on_challenge`](Self::on_challenge); a
+/// different token returned there drops the `tools/list` cache (a step-up can change the
+/// tool list) and the request is retried once with it.
+///
+/// ```
+/// use futures_util::future::BoxFuture;
+/// use mcp::client::{AuthChallenge, ClientError, TokenProvider};
+///
+/// struct FromEnv;
+///
+/// impl TokenProvider for FromEnv {
+///     fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
+///         Box::pin(async { Ok(std::env::var("MCP_TOKEN").ok()) })
+///     }
+/// }
+/// ```
+pub trait TokenProvider: Send + Sync + 'static {
+    /// The token for the next request; `None` sends no `Authorization` header.
+    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
+
+    /// Called on a `401` or `insufficient_scope` challenge. Return a new token to retry the
+    /// request once with it, or `None` to fail with the challenge. The default gives up.
+    fn on_challenge<'a>(
+        &'a self,
+        challenge: &'a AuthChallenge,
+    ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
+        let _ = challenge;
+        Box::pin(async { Ok(None) })
+    }
+}
+
+/// A fixed bearer token.
+#[derive(Clone)]
+pub struct StaticToken(String);
+
+impl StaticToken {
+    /// A provider that always sends `token`.
+    pub fn new(token: impl Into<String>) -> Self {
+        Self(token.into())
+    }
+}
+
+impl std::fmt::Debug for StaticToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StaticToken(..)")
+    }
+}
+
+impl TokenProvider for StaticToken {
+    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
+        Box::pin(async { Ok(Some(self.0.clone())) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_ts_challenges() {
+        let c = AuthChallenge::parse(
+            401,
+            r#"Bearer error="invalid_token", error_description="Missing \"Authorization\" header", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp""#,
+        );
+        assert_eq!(c.scheme.as_deref(), Some("Bearer"));
+        assert_eq!(c.error.as_deref(), Some("invalid_token"));
+        assert_eq!(
+            c.error_description.as_deref(),
+            Some(r#"Missing "Authorization" header"#)
+        );
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("https://api.example.com/.well-known/oauth-protected-resource/mcp")
+        );
+        assert!(!c.is_insufficient_scope());
+        let c = AuthChallenge::parse(403, "Bearer error=insufficient_scope, scope=files:write");
+        assert!(c.is_insufficient_scope());
+        assert_eq!(c.scope.as_deref(), Some("files:write"));
+        let c = AuthChallenge::parse(401, "Bearer");
+        assert_eq!(c.scheme.as_deref(), Some("Bearer"));
+        assert_eq!(c.error, None);
+    }
+}

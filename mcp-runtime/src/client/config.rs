@@ -1,0 +1,312 @@
+//! Client configuration: protocol mode, HTTP settings, the elicitation handler, the token
+//! provider, input rounds and the `tools/list` result cache.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{HeaderMap, HeaderName, HeaderValue};
+
+use super::auth::TokenProvider;
+use super::elicitation::ElicitationHandler;
+use crate::protocol::{ClientCapabilities, Implementation};
+
+/// Which protocol era the client speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProtocolMode {
+    /// Probe with `server/discover`; fall back to the legacy `initialize` handshake exactly
+    /// when the probe's answer shows a server of the older era (see
+    /// [`StreamableHttpClient::connect`](super::StreamableHttpClient::connect)).
+    #[default]
+    Auto,
+    /// Require MCP 2026-07-28; never fall back.
+    Modern,
+    /// Use the `initialize` handshake only.
+    Legacy,
+}
+
+/// How [`list_tools`](super::StreamableHttpClient::list_tools_with) uses the result cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CacheMode {
+    /// Reuse a fresh cached page; otherwise fetch and cache it.
+    #[default]
+    Normal,
+    /// Fetch, and replace the cached page.
+    Refresh,
+    /// Fetch without reading or writing the cache.
+    Bypass,
+}
+
+/// Bounds of the `tools/list` result cache.
+///
+/// Pages are cached by cursor for the `ttlMs` the server sends (capped by
+/// [`max_ttl`](Self::max_ttl); `0`, negative and missing hints are not cached).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResultCacheConfig {
+    /// The longest a page is reused, whatever the server says (default 24 h).
+    pub max_ttl: Duration,
+    /// The most pages kept (default 64); the oldest is evicted first.
+    pub max_entries: usize,
+}
+
+impl Default for ResultCacheConfig {
+    fn default() -> Self {
+        Self {
+            max_ttl: Duration::from_millis(86_400_000),
+            max_entries: 64,
+        }
+    }
+}
+
+impl ResultCacheConfig {
+    /// The default bounds.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Caps the freshness of cached pages.
+    pub fn max_ttl(mut self, max_ttl: Duration) -> Self {
+        self.max_ttl = max_ttl;
+        self
+    }
+
+    /// Caps the number of cached pages.
+    pub fn max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = max_entries;
+        self
+    }
+}
+
+/// HTTP settings: timeouts, extra headers, TLS (rustls) and size limits.
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    pub(crate) timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) headers: HeaderMap,
+    pub(crate) root_certificates: Vec<Vec<u8>>,
+    pub(crate) built_in_roots: bool,
+    pub(crate) accept_invalid_certs: bool,
+    pub(crate) max_response_bytes: usize,
+    pub(crate) max_event_bytes: usize,
+    pub(crate) user_agent: Option<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            headers: HeaderMap::new(),
+            root_certificates: Vec::new(),
+            built_in_roots: true,
+            accept_invalid_certs: false,
+            max_response_bytes: 16 << 20,
+            max_event_bytes: 16 << 20,
+            user_agent: None,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The defaults: 30 s per exchange, 10 s to connect, 16 MiB bodies and events,
+    /// the built-in (webpki) TLS roots.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The time one exchange may take, from sending the request to the end of its
+    /// response. Each exchange has its own bound; time spent waiting for another call,
+    /// or in the elicitation handler, does not count.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The time to establish a connection.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// A header sent on every request (headers the protocol reserves are ignored).
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.append(name, value);
+        self
+    }
+
+    /// Trusts a PEM-encoded root certificate (in addition to the built-in roots).
+    pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.root_certificates.push(pem.into());
+        self
+    }
+
+    /// Whether to trust the built-in (webpki) roots (default `true`).
+    pub fn built_in_roots(mut self, enabled: bool) -> Self {
+        self.built_in_roots = enabled;
+        self
+    }
+
+    /// Accepts any server certificate. Dangerous: for local development only.
+    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> Self {
+        self.accept_invalid_certs = accept;
+        self
+    }
+
+    /// The largest response body read (default 16 MiB).
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// The largest server-sent event read (default 16 MiB).
+    pub fn max_event_bytes(mut self, bytes: usize) -> Self {
+        self.max_event_bytes = bytes;
+        self
+    }
+
+    /// The `User-Agent` header.
+    pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
+        self.user_agent = Some(agent.into());
+        self
+    }
+}
+
+/// The configuration of a [`StreamableHttpClient`](super::StreamableHttpClient).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp::client::{ClientConfig, HttpConfig, ProtocolMode, ResultCacheConfig};
+///
+/// let config = ClientConfig::new()
+///     .protocol_mode(ProtocolMode::Auto)
+///     .max_input_rounds(4)
+///     .http(HttpConfig::new().timeout(Duration::from_secs(30)))
+///     .result_cache(Some(ResultCacheConfig::new().max_entries(16)));
+/// # drop(config);
+/// ```
+#[derive(Clone)]
+pub struct ClientConfig {
+    pub(crate) protocol_mode: ProtocolMode,
+    pub(crate) http: HttpConfig,
+    pub(crate) elicitation_handler: Option<Arc<dyn ElicitationHandler>>,
+    pub(crate) token_provider: Option<Arc<dyn TokenProvider>>,
+    pub(crate) max_input_rounds: u32,
+    pub(crate) result_cache: Option<ResultCacheConfig>,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            protocol_mode: ProtocolMode::Auto,
+            http: HttpConfig::default(),
+            elicitation_handler: None,
+            token_provider: None,
+            max_input_rounds: 10,
+            result_cache: Some(ResultCacheConfig::default()),
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("protocol_mode", &self.protocol_mode)
+            .field("http", &self.http)
+            .field("elicitation_handler", &self.elicitation_handler.is_some())
+            .field("token_provider", &self.token_provider.is_some())
+            .field("max_input_rounds", &self.max_input_rounds)
+            .field("result_cache", &self.result_cache)
+            .finish()
+    }
+}
+
+impl ClientConfig {
+    /// The defaults: auto mode, no handler, no token, 10 input rounds, caching on.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The protocol mode (default [`ProtocolMode::Auto`]).
+    pub fn protocol_mode(mut self, mode: ProtocolMode) -> Self {
+        self.protocol_mode = mode;
+        self
+    }
+
+    /// HTTP settings.
+    pub fn http(mut self, http: HttpConfig) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// The per-exchange timeout (shorthand for [`HttpConfig::timeout`]).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.http.timeout = timeout;
+        self
+    }
+
+    /// Answers elicitations. Configuring a handler advertises form and URL elicitation
+    /// (`{"elicitation":{"form":{},"url":{}}}`) on every modern request and at `initialize`.
+    pub fn elicitation_handler(mut self, handler: impl ElicitationHandler) -> Self {
+        self.elicitation_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Supplies bearer tokens.
+    pub fn token_provider(mut self, provider: impl TokenProvider) -> Self {
+        self.token_provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// How many `input_required` rounds `call_tool` answers before giving up (default 10).
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// The `tools/list` result cache; `None` disables reuse.
+    pub fn result_cache(mut self, cache: Option<ResultCacheConfig>) -> Self {
+        self.result_cache = cache;
+        self
+    }
+}
+
+/// What [`connect_with`](super::StreamableHttpClient::connect_with) needs: the client's
+/// identity and capabilities, and whether a legacy connection performs the `initialize`
+/// handshake.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConnectOptions {
+    pub(crate) client_info: Implementation,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) legacy_initialize: bool,
+}
+
+impl ConnectOptions {
+    /// Options with a client identity, no extra capabilities, and the legacy handshake on.
+    pub fn new(client_info: Implementation) -> Self {
+        Self {
+            client_info,
+            capabilities: ClientCapabilities::default(),
+            legacy_initialize: true,
+        }
+    }
+
+    /// Capabilities to declare (merged with elicitation when a handler is configured).
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// `false` reaches a legacy server without an HTTP session: no `initialize`, no
+    /// `MCP-Protocol-Version` header, version reported as 2025-03-26 with empty server
+    /// capabilities (no network call at all in legacy mode). Modern connections ignore it.
+    pub fn legacy_initialize(mut self, initialize: bool) -> Self {
+        self.legacy_initialize = initialize;
+        self
+    }
+}
+
+impl From<Implementation> for ConnectOptions {
+    fn from(client_info: Implementation) -> Self {
+        Self::new(client_info)
+    }
+}

@@ -1,0 +1,103 @@
+//! The elicitation handler: how a client answers a server's request for user input.
+
+use std::future::Future;
+
+use futures_util::future::BoxFuture;
+
+use super::ClientError;
+use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
+
+/// Answers elicitation requests: form questions and URL elicitations.
+///
+/// The client calls it once per input request of a modern `input_required` result, one at
+/// a time in the server's order, and for each `elicitation/create` request a legacy server
+/// pushes on a response stream. It does not validate answers against the form schema: the
+/// handler is responsible for that. Content is removed from URL-mode answers and from
+/// decline and cancel answers before they are sent.
+///
+/// The client never opens, fetches or follows the URL of a URL elicitation; the handler
+/// presents it (show the full URL, open it only after the user agrees, in a context the
+/// model cannot inspect) and answers `accept` once the user agrees, `cancel` when they give
+/// up.
+///
+/// Any `Fn(ElicitRequest) -> impl Future<Output = Result<ElicitResult, ClientError>>`
+/// closure is a handler:
+///
+/// ```
+/// use mcp::client::ClientConfig;
+/// use mcp::protocol::{ElicitRequest, ElicitRequestParams, ElicitResult};
+/// use serde_json::json;
+///
+/// let config = ClientConfig::new().elicitation_handler(|request: ElicitRequest| async move {
+///     Ok(match request.params {
+///         ElicitRequestParams::Url(_) => ElicitResult::decline(),
+///         ElicitRequestParams::Form(_) => {
+///             ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap_or_default())
+///         }
+///     })
+/// });
+/// # drop(config);
+/// ```
+pub trait ElicitationHandler: Send + Sync + 'static {
+    /// Asks the user and returns the answer. An error fails the call in progress.
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResult, ClientError>>;
+}
+
+impl<F, Fut> ElicitationHandler for F
+where
+    F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ElicitResult, ClientError>> + Send + 'static,
+{
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResult, ClientError>> {
+        Box::pin(self(request))
+    }
+}
+
+/// Keeps content only on an accepted form answer.
+pub(crate) fn sanitize(request: &ElicitRequest, mut result: ElicitResult) -> ElicitResult {
+    if request.params.is_url() || result.action != ElicitAction::Accept {
+        result.content = None;
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ElicitRequestParams, FormElicitationParams, UrlElicitationParams};
+
+    fn content() -> crate::protocol::JsonObject {
+        serde_json::json!({"x": 1}).as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn strips_content_unless_an_accepted_form() {
+        let form = ElicitRequest {
+            params: ElicitRequestParams::Form(FormElicitationParams {
+                message: "m".into(),
+                requested_schema: Default::default(),
+                meta: None,
+            }),
+        };
+        let url = ElicitRequest {
+            params: ElicitRequestParams::Url(UrlElicitationParams {
+                message: "m".into(),
+                url: "https://x.example".into(),
+                elicitation_id: None,
+                meta: None,
+            }),
+        };
+        assert!(
+            sanitize(&form, ElicitResult::accept(content()))
+                .content
+                .is_some()
+        );
+        assert!(sanitize(&url, ElicitResult::accept(content())).content.is_none());
+        let mut declined = ElicitResult::decline();
+        declined.content = Some(content());
+        assert!(sanitize(&form, declined).content.is_none());
+        let mut cancelled = ElicitResult::cancel();
+        cancelled.content = Some(content());
+        assert!(sanitize(&form, cancelled).content.is_none());
+    }
+}

@@ -1,0 +1,320 @@
+//! The client's error hierarchy: [`ClientError`] and the four kinds it wraps —
+//! [`TransportError`] (HTTP), [`ProtocolError`] (JSON-RPC errors and bad responses),
+//! [`ToolCallError`] (calls the client refuses or cannot finish) and [`StreamError`] (SSE).
+//!
+//! A tool that fails is not an error: its result comes back with `is_error: Some(true)`.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::auth::AuthChallenge;
+use crate::protocol::ErrorCode;
+
+/// A boxed error source.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Any failure of a [`StreamableHttpClient`](super::StreamableHttpClient) operation.
+///
+/// [`code`](Self::code) gives the JSON-RPC code of an error the server answered and
+/// [`http_status`](Self::http_status) the HTTP status it came with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The HTTP exchange failed.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The server answered a JSON-RPC error, or something that is not valid MCP.
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
+    /// The client refused a tool call, or could not complete it.
+    #[error(transparent)]
+    ToolCall(#[from] ToolCallError),
+    /// A `text/event-stream` response was broken.
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+    /// The client configuration is invalid.
+    #[error("invalid client configuration: {0}")]
+    Config(String),
+    /// An operation other than connecting was called before `connect`.
+    #[error("the client is not connected: call `connect` (or `initialize_legacy`) first")]
+    NotConnected,
+    /// The elicitation handler or the token provider failed.
+    #[error("{0}")]
+    Handler(String),
+}
+
+impl ClientError {
+    /// An error for an elicitation handler or token provider to return.
+    pub fn handler(message: impl Into<String>) -> Self {
+        Self::Handler(message.into())
+    }
+
+    /// The JSON-RPC code of the error the server answered, if any.
+    pub fn code(&self) -> Option<ErrorCode> {
+        match self {
+            Self::Protocol(e) => e.code(),
+            Self::Transport(_)
+            | Self::ToolCall(_)
+            | Self::Stream(_)
+            | Self::Config(_)
+            | Self::NotConnected
+            | Self::Handler(_) => None,
+        }
+    }
+
+    /// The HTTP status the failure came with, if any.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Self::Transport(e) => e.http_status(),
+            Self::Protocol(e) => e.http_status(),
+            Self::ToolCall(_)
+            | Self::Stream(_)
+            | Self::Config(_)
+            | Self::NotConnected
+            | Self::Handler(_) => None,
+        }
+    }
+
+    /// The JSON-RPC error the server answered, if this is one.
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            Self::Protocol(ProtocolError::Rpc(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON-RPC error object the server answered, with the HTTP status it came with.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct RpcError {
+    /// The JSON-RPC code.
+    pub code: ErrorCode,
+    /// The message.
+    pub message: String,
+    /// The `data` member.
+    pub data: Option<Value>,
+    /// The HTTP status of the response that carried it.
+    pub http_status: Option<u16>,
+}
+
+/// The HTTP exchange failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The request could not be sent, or the connection failed while reading.
+    #[error("HTTP request to the MCP server failed: {source}")]
+    Request {
+        /// The underlying error.
+        #[source]
+        source: BoxError,
+    },
+    /// No answer within the exchange's timeout.
+    #[error("the MCP server did not answer within {0:?}")]
+    Timeout(Duration),
+    /// `401 Unauthorized`.
+    #[error("401 Unauthorized: the MCP server requires a valid bearer token")]
+    Unauthorized {
+        /// The parsed `WWW-Authenticate` challenge, if the server sent one.
+        challenge: Option<AuthChallenge>,
+    },
+    /// `403 Forbidden` (with `error="insufficient_scope"` when a scope is missing).
+    #[error("403 Forbidden{}", forbidden_suffix(.challenge.as_ref()))]
+    Forbidden {
+        /// The parsed `WWW-Authenticate` challenge, if the server sent one.
+        challenge: Option<AuthChallenge>,
+    },
+    /// A non-success status whose body is not a JSON-RPC error.
+    #[error("HTTP {status} from the MCP server: {body}")]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The start of the body, for diagnosis.
+        body: String,
+    },
+    /// A success status with a content type that is neither JSON nor SSE.
+    #[error("HTTP {status} with unexpected content type {content_type:?}")]
+    UnexpectedContentType {
+        /// The HTTP status.
+        status: u16,
+        /// The `Content-Type`, if any.
+        content_type: Option<String>,
+    },
+    /// A success status whose JSON body cannot be read.
+    #[error("HTTP {status} with an invalid JSON body: {reason}")]
+    InvalidBody {
+        /// The HTTP status.
+        status: u16,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The response body is larger than the configured limit.
+    #[error("the response body exceeds the limit of {limit} bytes")]
+    BodyTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+}
+
+fn forbidden_suffix(challenge: Option<&AuthChallenge>) -> &'static str {
+    if challenge.is_some_and(AuthChallenge::is_insufficient_scope) {
+        ": insufficient scope"
+    } else {
+        ""
+    }
+}
+
+impl TransportError {
+    /// The HTTP status the failure came with, if any.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Self::Unauthorized { .. } => Some(401),
+            Self::Forbidden { .. } => Some(403),
+            Self::Status { status, .. }
+            | Self::UnexpectedContentType { status, .. }
+            | Self::InvalidBody { status, .. } => Some(*status),
+            Self::Request { .. } | Self::Timeout(_) | Self::BodyTooLarge { .. } => None,
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of a 401 or 403.
+    pub fn challenge(&self) -> Option<&AuthChallenge> {
+        match self {
+            Self::Unauthorized { challenge } | Self::Forbidden { challenge } => challenge.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// The server answered a JSON-RPC error or something that is not valid MCP.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtocolError {
+    /// A JSON-RPC error object.
+    #[error(transparent)]
+    Rpc(RpcError),
+    /// A result that does not have the shape the method requires.
+    #[error("invalid `{method}` response: {reason}")]
+    InvalidResponse {
+        /// The request method.
+        method: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No protocol era could be agreed on (a pinned modern client meeting a legacy server,
+    /// or a server listing only modern versions this client does not speak).
+    #[error("protocol negotiation failed: {reason}")]
+    Negotiation {
+        /// Why.
+        reason: String,
+        /// The JSON-RPC code of the server's answer to the probe, if it was an error.
+        code: Option<ErrorCode>,
+        /// The HTTP status of the server's answer to the probe.
+        http_status: Option<u16>,
+    },
+    /// The server answered `initialize` with a version this client does not speak.
+    #[error("the server chose protocol version {0}, which this client does not support")]
+    UnsupportedVersion(String),
+}
+
+impl ProtocolError {
+    /// The JSON-RPC code, if the server answered an error.
+    pub fn code(&self) -> Option<ErrorCode> {
+        match self {
+            Self::Rpc(e) => Some(e.code),
+            Self::Negotiation { code, .. } => *code,
+            Self::InvalidResponse { .. } | Self::UnsupportedVersion(_) => None,
+        }
+    }
+
+    /// The HTTP status, if known.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Self::Rpc(e) => e.http_status,
+            Self::Negotiation { http_status, .. } => *http_status,
+            Self::InvalidResponse { .. } | Self::UnsupportedVersion(_) => None,
+        }
+    }
+}
+
+/// The client refused a tool call, or could not complete it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolCallError {
+    /// An integer argument mirrored into a header is outside ±(2^53−1).
+    #[error(
+        "argument `{argument}` of tool `{tool}` is outside ±(2^53−1) and cannot be sent in header `{header}`"
+    )]
+    HeaderValueOutOfRange {
+        /// The tool.
+        tool: String,
+        /// The argument's path, dot-separated.
+        argument: String,
+        /// The full header name (`Mcp-Param-…`).
+        header: String,
+    },
+    /// The arguments are not a JSON object.
+    #[error("the arguments of tool `{tool}` must be a JSON object")]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+    },
+    /// A per-call header the client sets itself.
+    #[error("header `{header}` is set by the client and cannot be passed to a tool call")]
+    ReservedHeader {
+        /// The header name.
+        header: String,
+    },
+    /// The server still asked for input after `max_input_rounds` rounds.
+    #[error("tool `{tool}` still required input after {rounds} rounds")]
+    InputRoundsExhausted {
+        /// The tool.
+        tool: String,
+        /// The rounds answered.
+        rounds: u32,
+    },
+    /// The server asked for input but no elicitation handler is configured.
+    #[error("tool `{tool}` asked for input, but no elicitation handler is configured")]
+    NoElicitationHandler {
+        /// The tool.
+        tool: String,
+    },
+    /// The server asked for a kind of input this client cannot give.
+    #[error("tool `{tool}` asked for unsupported input `{method}` (input request `{key}`)")]
+    UnsupportedInputRequest {
+        /// The tool.
+        tool: String,
+        /// The input request's key.
+        key: String,
+        /// Its method.
+        method: String,
+    },
+}
+
+/// A `text/event-stream` response was broken.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StreamError {
+    /// The stream ended before the response to the request arrived.
+    #[error("the event stream ended before the response arrived")]
+    EndedWithoutResponse,
+    /// An event is larger than the configured limit.
+    #[error("an event exceeds the limit of {limit} bytes")]
+    EventTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// An event's data is not a JSON-RPC message.
+    #[error("an event carries an invalid JSON-RPC message: {reason}")]
+    InvalidMessage {
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl From<RpcError> for ClientError {
+    fn from(e: RpcError) -> Self {
+        Self::Protocol(ProtocolError::Rpc(e))
+    }
+}

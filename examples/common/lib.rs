@@ -3,6 +3,7 @@
 
 pub mod crypto;
 pub mod echo;
+pub mod weather;
 
 use mcp::IntoServer;
 
@@ -14,11 +15,19 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:9090";
 /// `listening http://<addr>/mcp` on stdout once it accepts connections, and returns cleanly
 /// on SIGINT or SIGTERM after draining in-flight requests.
 pub async fn serve(service: impl IntoServer) -> Result<(), mcp::Error> {
+    serve_with(|_| service).await
+}
+
+/// Like [`serve`], for a service whose configuration depends on the bound address (known
+/// only after binding when `MCP_ADDR` names port 0): `make` gets that address.
+pub async fn serve_with<S: IntoServer>(
+    make: impl FnOnce(std::net::SocketAddr) -> S,
+) -> Result<(), mcp::Error> {
     init_tracing();
-    let server = service.into_server()?;
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
     let listener = mcp::StreamableHttpListener::bind(addr.as_str()).await?;
     let local = listener.local_addr()?;
+    let server = make(local).into_server()?;
     println!("listening http://{local}/mcp");
     listener.serve("/mcp", server).await?;
     tracing::info!("shut down");

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use http::HeaderMap;
 use http::request::Parts;
 
+use super::AuthContext;
 use crate::protocol::{ClientCapabilities, Era, Implementation, JsonObject};
+use crate::session::HttpSession;
 
 /// The request a handler serves: its era, HTTP data and metadata.
 ///
@@ -19,6 +21,8 @@ pub struct RequestContext {
     pub(crate) meta: Option<JsonObject>,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) session: Option<HttpSession>,
+    pub(crate) auth: Option<AuthContext>,
 }
 
 impl RequestContext {
@@ -32,6 +36,8 @@ impl RequestContext {
             meta: None,
             client_capabilities: Arc::default(),
             client_info: None,
+            session: None,
+            auth: None,
         }
     }
 

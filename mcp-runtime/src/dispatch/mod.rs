@@ -8,6 +8,7 @@
 
 mod config;
 mod context;
+mod params;
 mod service;
 
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ pub use config::{
     CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, ServiceConfig, SessionMode,
 };
 pub use context::RequestContext;
+pub use params::{AuthContext, Context, RequestMeta, ToolError};
 pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
 
 use crate::error::{Error, ServerError};

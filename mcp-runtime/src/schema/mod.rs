@@ -1,6 +1,7 @@
 //! JSON Schema glue: `x-mcp-header` declarations and the `Mcp-Param-*` value codec, and the
 //! output-schema rules of each era.
 
+pub mod argument;
 pub mod headers;
 
 use serde_json::Value;

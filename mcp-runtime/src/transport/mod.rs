@@ -223,6 +223,8 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
                 meta: None,
                 client_capabilities: Arc::new(envelope.client_capabilities),
                 client_info: envelope.client_info.map(Arc::new),
+                session: None,
+                auth: None,
             };
             let id = request.id.clone();
             let reply = server.handle_modern(request, cx).await;
@@ -278,6 +280,8 @@ fn legacy_context(parts: &Arc<http::request::Parts>) -> RequestContext {
         meta: None,
         client_capabilities: Arc::default(),
         client_info: None,
+        session: None,
+        auth: None,
     }
 }
 

@@ -1,0 +1,92 @@
+//! The `ServiceHandler` of an advanced service: binds the parameters of `on_list_tools` and
+//! `on_call_tool` by type and maps their results.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{config, wire_name};
+use crate::model::{AdvancedDef, AdvancedMethod, ServiceDef};
+
+/// The generated handler.
+pub fn handler(svc: &ServiceDef, adv: &AdvancedDef) -> TokenStream {
+    let k = &svc.krate;
+    let self_ty = &svc.self_ty;
+    let config = config(svc);
+    let list = method_call(k, &adv.list, quote!(bind_list), quote!(list_return));
+    let call = method_call(k, &adv.call, quote!(bind_call), quote!(call_return));
+    quote! {
+        impl #k::ServiceHandler for #self_ty {
+            fn config(&self) -> #k::ServiceConfig {
+                #config
+            }
+
+            fn kind(&self) -> #k::ServiceKind {
+                #k::ServiceKind::Advanced
+            }
+
+            fn list_tools<'__mcp_a>(
+                &'__mcp_a self,
+                cursor: ::core::option::Option<::std::string::String>,
+                request: &'__mcp_a #k::RequestContext,
+            ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::ListToolsResult, #k::ServerError>> {
+                #k::__private::boxed(async move {
+                    #[allow(unused_imports)]
+                    use #k::__private::prelude::*;
+                    #[allow(unused_mut)]
+                    let mut __mcp_call = #k::__private::CallArgs::for_list(cursor, request);
+                    #list
+                })
+            }
+
+            fn call_tool<'__mcp_a>(
+                &'__mcp_a self,
+                params: #k::CallToolParams,
+                request: &'__mcp_a #k::RequestContext,
+            ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
+                #k::__private::boxed(async move {
+                    #[allow(unused_imports)]
+                    use #k::__private::prelude::*;
+                    #[allow(unused_mut)]
+                    let mut __mcp_call = #k::__private::CallArgs::for_call(params, request);
+                    #call
+                })
+            }
+        }
+    }
+}
+
+fn method_call(
+    k: &syn::Path,
+    m: &AdvancedMethod,
+    bind: TokenStream,
+    ret: TokenStream,
+) -> TokenStream {
+    let binds = m.params.iter().map(|p| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let name = wire_name(ident);
+        match &p.http_header {
+            Some(h) => quote_spanned! {ty.span()=>
+                let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
+            },
+            None => quote_spanned! {ty.span()=>
+                let #ident: #ty = #k::__private::#bind((&&#k::__private::Probe::<#ty>::NEW).kind(), &mut __mcp_call, #name)?;
+            },
+        }
+    });
+    let args = m.params.iter().map(|p| &p.ident);
+    let method = &m.ident;
+    let call = if m.is_async {
+        quote!(self.#method(#(#args),*).await)
+    } else {
+        quote!(self.#method(#(#args),*))
+    };
+    let span = m.output.as_ref().map_or_else(Span::call_site, |t| t.span());
+    let ret = quote_spanned!(span=> #k::__private::#ret(__mcp_out));
+    quote! {
+        #(#binds)*
+        let __mcp_out = #call;
+        #ret
+    }
+}

@@ -1,0 +1,262 @@
+//! The `ServiceHandler` of a basic service: the tool table (built once) and the dispatch of
+//! `tools/call` to the methods.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{config, opt_str, wire_name};
+use crate::model::{OutputPolicy, ParamDef, ServiceDef, ToolDef};
+
+/// The generated handler.
+pub fn handler(svc: &ServiceDef) -> TokenStream {
+    let k = &svc.krate;
+    let self_ty = &svc.self_ty;
+    let config = config(svc);
+    let kind_fns = svc
+        .tools
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| kind_fns(svc, i, t));
+    let specs = svc.tools.iter().enumerate().map(|(i, t)| {
+        let cfg = &t.cfg_attrs;
+        let spec = spec(svc, i, t);
+        quote!(#(#cfg)* __mcp_specs.push(#spec);)
+    });
+    let index_arms = svc.tools.iter().enumerate().map(|(i, t)| {
+        let cfg = &t.cfg_attrs;
+        let name = &t.name;
+        quote!(#(#cfg)* #name => #i,)
+    });
+    let call_arms = svc.tools.iter().enumerate().map(|(i, t)| {
+        let cfg = &t.cfg_attrs;
+        let body = call_arm(svc, i, t);
+        quote!(#(#cfg)* #i => { #body })
+    });
+    quote! {
+        fn __mcp_tools() -> &'static [#k::Tool] {
+            static __MCP_TOOLS: ::std::sync::OnceLock<::std::vec::Vec<#k::Tool>> = ::std::sync::OnceLock::new();
+            __MCP_TOOLS.get_or_init(|| {
+                #[allow(unused_imports)]
+                use #k::__private::prelude::*;
+                #[allow(unused_mut)]
+                let mut __mcp_specs: ::std::vec::Vec<#k::__private::ToolSpec> = ::std::vec::Vec::new();
+                #(#specs)*
+                __mcp_specs.iter().map(#k::__private::ToolSpec::build).collect()
+            })
+        }
+
+        #(#kind_fns)*
+
+        impl #k::ServiceHandler for #self_ty {
+            fn config(&self) -> #k::ServiceConfig {
+                #config
+            }
+
+            fn kind(&self) -> #k::ServiceKind {
+                #k::ServiceKind::Basic
+            }
+
+            fn static_tools(&self) -> ::core::option::Option<&[#k::Tool]> {
+                ::core::option::Option::Some(__mcp_tools())
+            }
+
+            fn list_tools<'__mcp_a>(
+                &'__mcp_a self,
+                cursor: ::core::option::Option<::std::string::String>,
+                _request: &'__mcp_a #k::RequestContext,
+            ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::ListToolsResult, #k::ServerError>> {
+                #k::__private::boxed(::core::future::ready(#k::__private::list_static(__mcp_tools(), cursor)))
+            }
+
+            fn call_tool<'__mcp_a>(
+                &'__mcp_a self,
+                params: #k::CallToolParams,
+                request: &'__mcp_a #k::RequestContext,
+            ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
+                #k::__private::boxed(async move {
+                    #[allow(unused_imports)]
+                    use #k::__private::prelude::*;
+                    let __mcp_index: usize = match params.name.as_str() {
+                        #(#index_arms)*
+                        _ => return ::core::result::Result::Err(#k::__private::unknown_tool(&params.name)),
+                    };
+                    match __mcp_index {
+                        #(#call_arms)*
+                        _ => ::core::unreachable!(),
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// The name of the generated function returning parameter `j`'s kind.
+pub fn kind_fn_name(tool: usize, param: usize) -> syn::Ident {
+    format_ident!("__mcp_kind_{}_{}", tool, param)
+}
+
+/// One function per argument-like parameter returning its kind as an opaque `Kind`, so the
+/// type's MCP_202 check happens in exactly one place.
+fn kind_fns<'a>(
+    svc: &'a ServiceDef,
+    i: usize,
+    tool: &'a ToolDef,
+) -> impl Iterator<Item = TokenStream> + 'a {
+    let k = &svc.krate;
+    tool.params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.http_header.is_none())
+        .map(move |(j, p)| {
+            let cfg = &tool.cfg_attrs;
+            let ty = &p.ty;
+            let name = kind_fn_name(i, j);
+            quote_spanned! {ty.span()=>
+                #(#cfg)*
+                fn #name() -> impl #k::__private::Kind<Out = #ty> {
+                    #[allow(unused_imports)]
+                    use #k::__private::prelude::*;
+                    (&&#k::__private::Probe::<#ty>::NEW).kind()
+                }
+            }
+        })
+}
+
+/// The probe of the return type's `Result` split.
+pub fn split(k: &syn::Path, output: Option<&syn::Type>) -> TokenStream {
+    match output {
+        Some(ty) => quote_spanned!(ty.span()=> (&&#k::__private::Probe::<#ty>::NEW).split_tag()),
+        None => quote!((&&#k::__private::Probe::<()>::NEW).split_tag()),
+    }
+}
+
+fn spec(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
+    let k = &svc.krate;
+    let name = &tool.name;
+    let title = opt_str(tool.title.as_deref());
+    let description = opt_str(tool.description.as_deref());
+    let annotations = match &tool.annotations {
+        None => quote!(::core::option::Option::None),
+        Some(a) => {
+            let opt_bool = |b: Option<bool>| match b {
+                Some(b) => quote!(::core::option::Option::Some(#b)),
+                None => quote!(::core::option::Option::None),
+            };
+            let title = match &a.title {
+                Some(t) => quote!(::core::option::Option::Some(::std::string::String::from(#t))),
+                None => quote!(::core::option::Option::None),
+            };
+            let (r, d, id, o) = (
+                opt_bool(a.read_only),
+                opt_bool(a.destructive),
+                opt_bool(a.idempotent),
+                opt_bool(a.open_world),
+            );
+            quote! {
+                ::core::option::Option::Some(#k::ToolAnnotations {
+                    title: #title,
+                    read_only_hint: #r,
+                    destructive_hint: #d,
+                    idempotent_hint: #id,
+                    open_world_hint: #o,
+                })
+            }
+        }
+    };
+    let params = tool
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.http_header.is_none())
+        .map(|(j, p)| param_spec(k, i, j, p));
+    let input_schema = opt_str(tool.input_schema.as_ref().map(|l| l.value()).as_deref());
+    let output_schema = opt_str(tool.output_schema.as_ref().map(|l| l.value()).as_deref());
+    let policy = match tool.policy {
+        OutputPolicy::Auto => quote!(Auto),
+        OutputPolicy::Required => quote!(Required),
+        OutputPolicy::Disabled => quote!(Disabled),
+    };
+    let split = split(k, tool.output.as_ref());
+    let scopes = tool.scopes.iter();
+    quote! {
+        #k::__private::ToolSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            annotations: #annotations,
+            params: ::std::vec![#(#params),*],
+            input_schema: #input_schema,
+            output_schema: #output_schema,
+            generated_output: (&&#split.ok_probe()).schema_tag().schema_fn(),
+            policy: #k::__private::OutputPolicy::#policy,
+            scopes: &[#(#scopes),*],
+        }
+    }
+}
+
+fn param_spec(k: &syn::Path, i: usize, j: usize, p: &ParamDef) -> TokenStream {
+    let name = wire_name(&p.ident);
+    let description = opt_str(p.description.as_deref());
+    let header = opt_str(p.header_arg.as_ref().map(|l| l.value()).as_deref());
+    let kind = kind_fn_name(i, j);
+    quote! {
+        #k::__private::ParamSpec {
+            name: #name,
+            description: #description,
+            header: #header,
+            schema: #k::__private::Kind::schema(#kind()),
+            required: #k::__private::Kind::required(#kind()),
+        }
+    }
+}
+
+fn call_arm(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
+    let k = &svc.krate;
+    let binds = tool.params.iter().enumerate().map(|(j, p)| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let name = wire_name(ident);
+        match &p.http_header {
+            Some(h) => quote_spanned! {ty.span()=>
+                let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
+            },
+            None => {
+                let kind = kind_fn_name(i, j);
+                quote! {
+                    let #ident: #ty = #k::__private::Kind::bind(#kind(), &mut __mcp_call, #name)?;
+                }
+            }
+        }
+    });
+    let args = tool.params.iter().map(|p| &p.ident);
+    let method = &tool.ident;
+    let call = if tool.is_async {
+        quote!(self.#method(#(#args),*).await)
+    } else {
+        quote!(self.#method(#(#args),*))
+    };
+    let split = split(k, tool.output.as_ref());
+    let name = &tool.name;
+    let out_span = tool
+        .output
+        .as_ref()
+        .map_or_else(Span::call_site, |t| t.span());
+    let complete = quote_spanned! {out_span=>
+        match __mcp_split.split(__mcp_out) {
+            ::core::result::Result::Ok(__mcp_value) => #k::__private::complete(
+                (&&__mcp_split.ok_probe()).value_tag(), __mcp_value, __mcp_structured),
+            ::core::result::Result::Err(__mcp_error) => #k::__private::fail(
+                (&&__mcp_split.err_probe()).failure_tag(), __mcp_error),
+        }
+    };
+    quote! {
+        let mut __mcp_call = #k::__private::CallArgs::new(params, request);
+        #(#binds)*
+        __mcp_call.finish()?;
+        let __mcp_out = #call;
+        let __mcp_split = #split;
+        let __mcp_structured = #k::__private::is_structured(__mcp_tools(), #name);
+        #complete
+    }
+}

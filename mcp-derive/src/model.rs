@@ -1,0 +1,163 @@
+//! The model between syn and quote: plain data with spans. `expand` reads only this.
+
+use proc_macro2::Span;
+use syn::{Attribute, Ident, LitStr, Path, Type};
+
+/// Protocol mode of a service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtocolMode {
+    /// Both eras.
+    Auto,
+    /// 2026-07-28 only.
+    Modern,
+    /// initialize-based only.
+    Legacy,
+}
+
+/// Session mode of a service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionMode {
+    /// Decided by the request lifecycle.
+    Auto,
+    /// Sessions required.
+    Stateful,
+    /// No sessions.
+    Stateless,
+}
+
+/// A cache hint from the attribute.
+#[derive(Clone, Debug)]
+pub struct CacheHintDef {
+    /// Freshness in ms.
+    pub ttl_ms: i64,
+    /// `true` for public.
+    pub public: bool,
+}
+
+/// Structured-output policy of a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputPolicy {
+    /// Omitted.
+    Auto,
+    /// `structured_output = true`.
+    Required,
+    /// `structured_output = false`.
+    Disabled,
+}
+
+/// Tool annotations from the attribute.
+#[derive(Clone, Debug, Default)]
+pub struct AnnotationsDef {
+    /// Display title hint.
+    pub title: Option<String>,
+    /// `read_only`.
+    pub read_only: Option<bool>,
+    /// `destructive`.
+    pub destructive: Option<bool>,
+    /// `idempotent`.
+    pub idempotent: Option<bool>,
+    /// `open_world`.
+    pub open_world: Option<bool>,
+}
+
+/// The service.
+pub struct ServiceDef {
+    /// The runtime crate path (`::mcp` unless `crate = "..."`).
+    pub krate: Path,
+    /// The implementing type.
+    pub self_ty: Type,
+    /// Lint attributes of the impl, copied onto generated check items.
+    pub lint_attrs: Vec<Attribute>,
+    /// Server name (default: the crate name).
+    pub name: Option<LitStr>,
+    /// Server version (default: the crate version).
+    pub version: Option<LitStr>,
+    /// Display title.
+    pub title: Option<LitStr>,
+    /// Instructions for the model.
+    pub instructions: Option<LitStr>,
+    /// Protocol mode.
+    pub protocol_mode: ProtocolMode,
+    /// Session mode.
+    pub session_mode: SessionMode,
+    /// `server/discover` cache hint.
+    pub discover_cache: Option<CacheHintDef>,
+    /// `tools/list` cache hint.
+    pub list_tools_cache: Option<CacheHintDef>,
+    /// Allowed browser origins.
+    pub allowed_origins: Vec<LitStr>,
+    /// Basic tools (empty for advanced services).
+    pub tools: Vec<ToolDef>,
+    /// The advanced methods, for `#[mcp::service(advanced)]`.
+    pub advanced: Option<AdvancedDef>,
+}
+
+/// A basic tool (a `pub` method).
+pub struct ToolDef {
+    /// The method.
+    pub ident: Ident,
+    /// The tool name and the span to report it at.
+    pub name: String,
+    /// Span of the name (the `name = "..."` literal or the method ident).
+    pub name_span: Span,
+    /// Display title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Annotations.
+    pub annotations: Option<AnnotationsDef>,
+    /// Explicit input schema (JSON text) and its literal.
+    pub input_schema: Option<LitStr>,
+    /// Explicit output schema (JSON text) and its literal.
+    pub output_schema: Option<LitStr>,
+    /// Policy and the span of `structured_output`.
+    pub policy: OutputPolicy,
+    /// Scopes.
+    pub scopes: Vec<LitStr>,
+    /// Parameters after `&self`.
+    pub params: Vec<ParamDef>,
+    /// The return type (`None` for `()`).
+    pub output: Option<Type>,
+    /// `async fn`.
+    pub is_async: bool,
+    /// `#[cfg]` attributes, copied onto every fragment generated for the tool.
+    pub cfg_attrs: Vec<Attribute>,
+    /// Lint attributes of the method.
+    pub lint_attrs: Vec<Attribute>,
+}
+
+/// A parameter of a tool or advanced method.
+pub struct ParamDef {
+    /// The binding.
+    pub ident: Ident,
+    /// The declared type.
+    pub ty: Type,
+    /// Description.
+    pub description: Option<String>,
+    /// `#[argument(header = "...")]`.
+    pub header_arg: Option<LitStr>,
+    /// `#[header("...")]`.
+    pub http_header: Option<LitStr>,
+}
+
+/// The two methods of an advanced service.
+pub struct AdvancedDef {
+    /// `on_list_tools`.
+    pub list: AdvancedMethod,
+    /// `on_call_tool`.
+    pub call: AdvancedMethod,
+}
+
+/// One advanced method.
+pub struct AdvancedMethod {
+    /// The method name.
+    pub ident: Ident,
+    /// Its parameters after `&self`.
+    pub params: Vec<ParamDef>,
+    /// Its return type (`None` for `()`).
+    pub output: Option<Type>,
+    /// `async fn`.
+    pub is_async: bool,
+    /// Lint attributes.
+    pub lint_attrs: Vec<Attribute>,
+}

@@ -1,0 +1,128 @@
+//! darling receivers for the attribute arguments, and attribute matching by exact path.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use darling::util::{Flag, SpannedValue};
+use syn::{Attribute, Expr, LitStr, Meta};
+
+use crate::symbol::CRATE;
+
+/// `#[mcp::service(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct ServiceArgs {
+    pub name: Option<LitStr>,
+    pub version: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub instructions: Option<LitStr>,
+    pub protocol_mode: Option<LitStr>,
+    pub session_mode: Option<LitStr>,
+    pub cache: Option<CacheArgs>,
+    pub allowed_origins: Option<Vec<LitStr>>,
+    pub advanced: Flag,
+    #[darling(rename = "crate")]
+    pub krate: Option<LitStr>,
+}
+
+/// `cache(discover(...), list_tools(...))`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct CacheArgs {
+    pub discover: Option<HintArgs>,
+    pub list_tools: Option<HintArgs>,
+}
+
+/// `discover(ttl_ms = 300000, scope = "public")`.
+#[derive(Debug, FromMeta)]
+pub struct HintArgs {
+    pub ttl_ms: Expr,
+    #[darling(default)]
+    pub scope: Option<LitStr>,
+}
+
+/// `#[tool(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct ToolAttr {
+    pub name: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub annotations: Option<AnnotationsArgs>,
+    pub schema: Option<LitStr>,
+    pub output_schema: Option<LitStr>,
+    pub structured_output: Option<SpannedValue<bool>>,
+    pub scopes: Option<Vec<LitStr>>,
+}
+
+/// `annotations(read_only = true, ...)`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct AnnotationsArgs {
+    pub title: Option<String>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+/// `#[argument(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct ArgumentAttr {
+    pub header: Option<LitStr>,
+    pub description: Option<LitStr>,
+}
+
+/// `true` when `attr` is `#[name(...)]` or `#[mcp::name(...)]` (exact path).
+pub fn is_attr(attr: &Attribute, name: &str) -> bool {
+    let path = attr.path();
+    let segs: Vec<_> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [one] => path.leading_colon.is_none() && one == name,
+        [krate, one] => krate == CRATE && one == name,
+        _ => false,
+    }
+}
+
+/// Removes the attributes named `name` from `attrs` and returns them.
+pub fn take(attrs: &mut Vec<Attribute>, name: &str) -> Vec<Attribute> {
+    let (taken, kept) = std::mem::take(attrs)
+        .into_iter()
+        .partition(|a| is_attr(a, name));
+    *attrs = kept;
+    taken
+}
+
+/// Parses the arguments of a list attribute with darling.
+pub fn parse_list<T: FromMeta>(attr: &Attribute) -> darling::Result<T> {
+    match &attr.meta {
+        Meta::List(list) => {
+            let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+            T::from_list(&items)
+        }
+        Meta::Path(_) => T::from_list(&[]),
+        Meta::NameValue(_) => Err(darling::Error::unsupported_format("name-value").with_span(attr)),
+    }
+}
+
+/// The attributes of `attrs` that are lints (`allow`, `expect`, `warn`, `deny`).
+pub fn lint_attrs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter(|a| {
+            crate::symbol::LINT_ATTRS
+                .iter()
+                .any(|l| a.path().is_ident(l))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The `#[cfg(...)]` attributes of `attrs`.
+pub fn cfg_attrs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .cloned()
+        .collect()
+}

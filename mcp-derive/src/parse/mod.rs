@@ -1,0 +1,494 @@
+//! syn → model: reads the impl block, its methods and their attributes, records every
+//! single-attribute error in the context, and strips the attributes the macro consumes so
+//! the impl can be re-emitted.
+
+mod attrs;
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{
+    Expr, ExprLit, ExprUnary, FnArg, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType,
+    Type, UnOp, Visibility,
+};
+
+use crate::diag::{Code, Ctxt, error, plain};
+use crate::doc;
+use crate::model::{
+    AdvancedDef, AdvancedMethod, AnnotationsDef, CacheHintDef, OutputPolicy, ParamDef,
+    ProtocolMode, ServiceDef, SessionMode, ToolDef,
+};
+use crate::symbol::{ARGUMENT, HEADER, ON_CALL_TOOL, ON_LIST_TOOLS, TOOL};
+use attrs::{ArgumentAttr, ServiceArgs, ToolAttr};
+
+/// Reads the service; `item` loses the attributes the macro consumes.
+pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef {
+    let args = match darling::ast::NestedMeta::parse_meta_list(args) {
+        Ok(list) => <ServiceArgs as darling::FromMeta>::from_list(&list).unwrap_or_else(|e| {
+            cx.push_darling(e);
+            ServiceArgs::default()
+        }),
+        Err(e) => {
+            cx.push(e);
+            ServiceArgs::default()
+        }
+    };
+    if !item.generics.params.is_empty() {
+        cx.push(plain(item.generics.span(), "`#[mcp::service]` does not support generic impl blocks: tool schemas are computed once per service"));
+    }
+    if let Some((_, path, _)) = &item.trait_ {
+        cx.push(plain(
+            path.span(),
+            "`#[mcp::service]` goes on an inherent impl block, not a trait impl",
+        ));
+    }
+    let krate = match &args.krate {
+        Some(lit) => lit.parse::<syn::Path>().unwrap_or_else(|e| {
+            cx.push(e);
+            syn::parse_quote!(::mcp)
+        }),
+        None => syn::parse_quote!(::mcp),
+    };
+    let protocol_mode = match args.protocol_mode.as_ref().map(|l| (l.value(), l.span())) {
+        None => ProtocolMode::Auto,
+        Some((v, span)) => match v.as_str() {
+            "auto" => ProtocolMode::Auto,
+            "modern" => ProtocolMode::Modern,
+            "legacy" => ProtocolMode::Legacy,
+            other => {
+                cx.push(plain(span, format!("unknown protocol mode `{other}`: expected \"auto\", \"modern\" or \"legacy\"")));
+                ProtocolMode::Auto
+            }
+        },
+    };
+    let session_mode = match args.session_mode.as_ref().map(|l| (l.value(), l.span())) {
+        None => SessionMode::Auto,
+        Some((v, span)) => match v.as_str() {
+            "auto" => SessionMode::Auto,
+            "stateful" => SessionMode::Stateful,
+            "stateless" => SessionMode::Stateless,
+            other => {
+                cx.push(plain(span, format!("unknown session mode `{other}`: expected \"auto\", \"stateful\" or \"stateless\"")));
+                SessionMode::Auto
+            }
+        },
+    };
+    let (discover_cache, list_tools_cache) = match &args.cache {
+        Some(c) => (
+            c.discover.as_ref().map(|h| hint(cx, h)),
+            c.list_tools.as_ref().map(|h| hint(cx, h)),
+        ),
+        None => (None, None),
+    };
+    let allowed_origins = args.allowed_origins.clone().unwrap_or_default();
+    for o in &allowed_origins {
+        let v = o.value();
+        if v != "*" && !v.contains("://") {
+            cx.push(plain(
+                o.span(),
+                format!("allowed origin {v:?} is not `*` or a scheme://host[:port] origin"),
+            ));
+        }
+    }
+    let lint_attrs = attrs::lint_attrs(&item.attrs);
+    let advanced = args.advanced.is_present();
+    let (tools, advanced) = if advanced {
+        (Vec::new(), advanced_methods(cx, item))
+    } else {
+        (basic_tools(cx, item), None)
+    };
+    ServiceDef {
+        krate,
+        self_ty: (*item.self_ty).clone(),
+        lint_attrs,
+        name: args.name,
+        version: args.version,
+        title: args.title,
+        instructions: args.instructions,
+        protocol_mode,
+        session_mode,
+        discover_cache,
+        list_tools_cache,
+        allowed_origins,
+        tools,
+        advanced,
+    }
+}
+
+fn hint(cx: &Ctxt, h: &attrs::HintArgs) -> CacheHintDef {
+    let ttl_ms = match &h.ttl_ms {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse::<i64>().unwrap_or_else(|e| {
+            cx.push(e);
+            0
+        }),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => {
+            cx.push(plain(
+                h.ttl_ms.span(),
+                format!(
+                    "a cache hint's `ttl_ms` must not be negative (found `{}`)",
+                    h.ttl_ms.to_token_stream()
+                ),
+            ));
+            let _ = expr;
+            0
+        }
+        other => {
+            cx.push(plain(
+                other.span(),
+                "`ttl_ms` must be an integer literal (milliseconds)",
+            ));
+            0
+        }
+    };
+    let public = match h.scope.as_ref().map(LitStr::value).as_deref() {
+        None | Some("private") => false,
+        Some("public") => true,
+        Some(other) => {
+            cx.push(plain(
+                h.scope.as_ref().map_or(Span::call_site(), LitStr::span),
+                format!("unknown cache scope `{other}`: expected \"public\" or \"private\""),
+            ));
+            false
+        }
+    };
+    CacheHintDef { ttl_ms, public }
+}
+
+fn methods(item: &mut ItemImpl) -> impl Iterator<Item = &mut ImplItemFn> {
+    item.items.iter_mut().filter_map(|i| match i {
+        ImplItem::Fn(f) => Some(f),
+        _ => None,
+    })
+}
+
+fn basic_tools(cx: &Ctxt, item: &mut ItemImpl) -> Vec<ToolDef> {
+    let mut tools = Vec::new();
+    for method in methods(item) {
+        let tool_attrs = attrs::take(&mut method.attrs, TOOL);
+        let is_pub = matches!(method.vis, Visibility::Public(_));
+        if !is_pub {
+            if let Some(a) = tool_attrs.first() {
+                cx.push(plain(
+                    a.span(),
+                    "`#[tool]` on a method that is not `pub`: only `pub` methods are tools",
+                ));
+            }
+            strip_param_attrs(cx, method, false);
+            continue;
+        }
+        let attr = match tool_attrs.as_slice() {
+            [] => ToolAttr::default(),
+            [one] => attrs::parse_list::<ToolAttr>(one).unwrap_or_else(|e| {
+                cx.push_darling(e);
+                ToolAttr::default()
+            }),
+            [_, second, ..] => {
+                cx.push(plain(second.span(), "duplicate `#[tool]` attribute"));
+                ToolAttr::default()
+            }
+        };
+        if let Some(tool) = tool(cx, method, attr) {
+            tools.push(tool);
+        }
+    }
+    tools
+}
+
+fn check_signature(cx: &Ctxt, method: &ImplItemFn, what: &str) {
+    let sig = &method.sig;
+    match sig.inputs.first() {
+        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        Some(FnArg::Receiver(r)) => cx.push(plain(r.span(), format!("{what} `{}` must take `&self`", sig.ident))),
+        _ => cx.push(plain(sig.ident.span(), format!("{what} `{}` must take `&self`; move constructors and associated functions to another impl block", sig.ident))),
+    }
+    if !sig.generics.params.is_empty() {
+        cx.push(error(
+            Code::Mcp201,
+            sig.generics.span(),
+            format!(
+                "the input schema of `{}` cannot be generated: tool methods cannot be generic",
+                sig.ident
+            ),
+        ));
+    }
+    if let Some(t) = &sig.constness {
+        cx.push(plain(t.span, format!("{what} cannot be `const fn`")));
+    }
+    if let Some(t) = &sig.unsafety {
+        cx.push(plain(t.span, format!("{what} cannot be `unsafe fn`")));
+    }
+}
+
+fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
+    check_signature(cx, method, "tool");
+    let docs = doc::parse(&method.attrs);
+    let params = params(cx, method, true, &docs);
+    let ident = method.sig.ident.clone();
+    let (name, name_span) = match &attr.name {
+        Some(l) => (l.value(), l.span()),
+        None => (ident.to_string(), ident.span()),
+    };
+    let output = return_type(cx, &method.sig.output);
+    if let Some(schema) = &attr.schema {
+        match serde_json::from_str::<serde_json::Value>(&schema.value()) {
+            Ok(serde_json::Value::Object(o))
+                if o.get("type").and_then(|t| t.as_str()) == Some("object") => {}
+            Ok(_) => cx.push(error(
+                Code::Mcp201,
+                schema.span(),
+                "an explicit input schema's root must be an object schema (`\"type\": \"object\"`)",
+            )),
+            Err(e) => cx.push(error(
+                Code::Mcp201,
+                schema.span(),
+                format!("the explicit input schema is not valid JSON: {e}"),
+            )),
+        }
+    }
+    if let Some(schema) = &attr.output_schema {
+        match serde_json::from_str::<serde_json::Value>(&schema.value()) {
+            Ok(serde_json::Value::Object(_)) => {}
+            Ok(_) => cx.push(plain(
+                schema.span(),
+                "an output schema must be a JSON object",
+            )),
+            Err(e) => cx.push(plain(
+                schema.span(),
+                format!("the output schema is not valid JSON: {e}"),
+            )),
+        }
+    }
+    let policy = match &attr.structured_output {
+        None => OutputPolicy::Auto,
+        Some(v) if **v => OutputPolicy::Required,
+        Some(_) => OutputPolicy::Disabled,
+    };
+    let annotations = attr.annotations.map(|a| AnnotationsDef {
+        title: a.title,
+        read_only: a.read_only,
+        destructive: a.destructive,
+        idempotent: a.idempotent,
+        open_world: a.open_world,
+    });
+    Some(ToolDef {
+        ident,
+        name,
+        name_span,
+        title: attr.title.map(|l| l.value()),
+        description: attr.description.map(|l| l.value()).or(docs.description),
+        annotations,
+        input_schema: attr.schema,
+        output_schema: attr.output_schema,
+        policy,
+        scopes: attr.scopes.unwrap_or_default(),
+        params,
+        output,
+        is_async: method.sig.asyncness.is_some(),
+        cfg_attrs: attrs::cfg_attrs(&method.attrs),
+        lint_attrs: attrs::lint_attrs(&method.attrs),
+    })
+}
+
+fn return_type(cx: &Ctxt, output: &ReturnType) -> Option<Type> {
+    match output {
+        ReturnType::Default => None,
+        ReturnType::Type(_, ty) => {
+            if let Type::ImplTrait(t) = &**ty {
+                cx.push(plain(
+                    t.span(),
+                    "a tool cannot return `impl Trait`: name the return type",
+                ));
+            }
+            match &**ty {
+                Type::Tuple(t) if t.elems.is_empty() => None,
+                ty => Some(ty.clone()),
+            }
+        }
+    }
+}
+
+/// Reads the parameters after `&self`, stripping `#[argument]` and `#[header]`.
+fn params(
+    cx: &Ctxt,
+    method: &mut ImplItemFn,
+    arguments_allowed: bool,
+    docs: &doc::Docs,
+) -> Vec<ParamDef> {
+    let mut out = Vec::new();
+    for input in method.sig.inputs.iter_mut() {
+        let FnArg::Typed(pt) = input else { continue };
+        let argument_attrs = attrs::take(&mut pt.attrs, ARGUMENT);
+        let header_attrs = attrs::take(&mut pt.attrs, HEADER);
+        let ident = match &*pt.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            other => {
+                cx.push(error(Code::Mcp201, other.span(), "the tool's input schema cannot be generated: a parameter must be a plain name, not a pattern"));
+                continue;
+            }
+        };
+        if let Type::ImplTrait(t) = &*pt.ty {
+            cx.push(error(Code::Mcp201, t.span(), format!("the input schema cannot be generated for `{ident}`: `impl Trait` parameters have no JSON Schema")));
+            continue;
+        }
+        let mut argument = ArgumentAttr::default();
+        match argument_attrs.as_slice() {
+            [] => {}
+            [one] if arguments_allowed => match attrs::parse_list::<ArgumentAttr>(one) {
+                Ok(a) => argument = a,
+                Err(e) => cx.push_darling(e),
+            },
+            [one] => cx.push(plain(
+                one.span(),
+                "`#[argument]` applies to tool parameters; advanced methods have no arguments",
+            )),
+            [_, second, ..] => cx.push(plain(second.span(), "duplicate `#[argument]` attribute")),
+        }
+        if let Some(h) = &argument.header
+            && !is_token(&h.value())
+        {
+            cx.push(error(Code::Mcp216, h.span(), format!("invalid header name {:?}: a header name is a non-empty token of letters, digits and !#$%&'*+-.^_`|~", h.value())));
+        }
+        let http_header = match header_attrs.as_slice() {
+            [] => None,
+            [one] => match one.parse_args::<LitStr>() {
+                Ok(l) if is_token(&l.value()) => Some(l),
+                Ok(l) => {
+                    cx.push(error(
+                        Code::Mcp208,
+                        l.span(),
+                        format!(
+                            "invalid `#[header]` name {:?}: not an HTTP header name",
+                            l.value()
+                        ),
+                    ));
+                    None
+                }
+                Err(e) => {
+                    cx.push(error(
+                        Code::Mcp208,
+                        e.span(),
+                        "`#[header]` takes the header name: `#[header(\"X-Name\")]`",
+                    ));
+                    None
+                }
+            },
+            [_, second, ..] => {
+                cx.push(plain(second.span(), "duplicate `#[header]` attribute"));
+                None
+            }
+        };
+        if let (Some(h), Some(_)) = (&http_header, &argument.header) {
+            cx.push(plain(
+                h.span(),
+                "a parameter is either a `#[header]` value or a tool argument, not both",
+            ));
+        }
+        let description = argument
+            .description
+            .map(|d| d.value())
+            .or_else(|| docs.arguments.get(&ident.to_string()).cloned());
+        out.push(ParamDef {
+            ident,
+            ty: (*pt.ty).clone(),
+            description,
+            header_arg: argument.header,
+            http_header,
+        });
+    }
+    out
+}
+
+fn strip_param_attrs(cx: &Ctxt, method: &mut ImplItemFn, report: bool) {
+    for input in method.sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = input {
+            for a in attrs::take(&mut pt.attrs, ARGUMENT)
+                .iter()
+                .chain(&attrs::take(&mut pt.attrs, HEADER))
+            {
+                if report {
+                    cx.push(plain(
+                        a.span(),
+                        "parameter attributes apply to tools and advanced methods only",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
+    let self_span = item.self_ty.span();
+    let mut list = None;
+    let mut call = None;
+    for method in methods(item) {
+        for a in attrs::take(&mut method.attrs, TOOL) {
+            cx.push(plain(
+                a.span(),
+                "`#[tool]` does not apply to advanced services: `on_list_tools` defines the tools",
+            ));
+        }
+        let name = method.sig.ident.to_string();
+        let slot = match name.as_str() {
+            ON_LIST_TOOLS => &mut list,
+            ON_CALL_TOOL => &mut call,
+            _ => {
+                if matches!(method.vis, Visibility::Public(_)) {
+                    cx.push(error(Code::Mcp213, method.sig.ident.span(), format!("unsupported method `{name}` in an advanced service: only `on_list_tools` and `on_call_tool` may be `pub`; make helpers private")));
+                }
+                strip_param_attrs(cx, method, true);
+                continue;
+            }
+        };
+        check_signature(cx, method, "advanced method");
+        let params = params(cx, method, false, &doc::Docs::default());
+        if name == ON_CALL_TOOL && params.is_empty() {
+            cx.push(error(
+                Code::Mcp211,
+                method.sig.span(),
+                "`on_call_tool` needs a `mcp::CallToolParams` parameter",
+            ));
+        }
+        *slot = Some(AdvancedMethod {
+            ident: method.sig.ident.clone(),
+            params,
+            output: return_type(cx, &method.sig.output),
+            is_async: method.sig.asyncness.is_some(),
+            lint_attrs: attrs::lint_attrs(&method.attrs),
+        });
+    }
+    let missing: Vec<_> = [
+        (ON_LIST_TOOLS, list.is_none()),
+        (ON_CALL_TOOL, call.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(n, m)| m.then_some(n))
+    .collect();
+    if !missing.is_empty() {
+        cx.push(error(
+            Code::Mcp210,
+            self_span,
+            format!(
+                "an advanced service must define `on_list_tools` and `on_call_tool`; missing: `{}`",
+                missing.join("`, `")
+            ),
+        ));
+    }
+    Some(AdvancedDef {
+        list: list?,
+        call: call?,
+    })
+}
+
+/// `true` for a non-empty RFC 9110 token.
+pub fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}

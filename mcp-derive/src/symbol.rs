@@ -1,0 +1,16 @@
+//! Attribute keywords, named once.
+
+/// `#[tool(...)]` on a method.
+pub const TOOL: &str = "tool";
+/// `#[argument(...)]` on a parameter.
+pub const ARGUMENT: &str = "argument";
+/// `#[header("X-Name")]` on a parameter.
+pub const HEADER: &str = "header";
+/// The crate path segment attributes may be written under (`#[mcp::tool]`).
+pub const CRATE: &str = "mcp";
+/// The advanced list method.
+pub const ON_LIST_TOOLS: &str = "on_list_tools";
+/// The advanced call method.
+pub const ON_CALL_TOOL: &str = "on_call_tool";
+/// Lint attributes copied onto generated check items.
+pub const LINT_ATTRS: [&str; 4] = ["allow", "expect", "warn", "deny"];

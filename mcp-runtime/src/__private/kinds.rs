@@ -1,0 +1,489 @@
+//! Parameter kinds: what a tool parameter binds, decided by its type, and the rule traits
+//! whose `on_unimplemented` messages are the parameter diagnostics.
+
+use std::marker::PhantomData;
+
+use http::HeaderMap;
+use http::request::Parts;
+use serde_json::Value;
+
+use super::Probe;
+use super::tools::{CallArgs, SchemaFn};
+use crate::dispatch::{AuthContext, Context, RequestMeta};
+use crate::error::ServerError;
+use crate::protocol::{CallToolParams, ErrorCode};
+use crate::schema::argument::{HeaderArgument, ToolArgument};
+use crate::session::HttpSession;
+
+/// An ordinary argument of type `T`.
+pub struct ArgKind<T>(PhantomData<fn() -> T>);
+/// `mcp::HttpSession` (required).
+pub struct SessionKind;
+/// `Option<mcp::HttpSession>`.
+pub struct OptSessionKind;
+/// `Option<mcp::RequestMeta>`.
+pub struct MetaKind;
+/// `mcp::RequestMeta` (not optional: MCP_206).
+pub struct MetaRequiredKind;
+/// `http::HeaderMap`.
+pub struct HeadersKind;
+/// `http::request::Parts`.
+pub struct PartsKind;
+/// `mcp::Context`.
+pub struct ContextKind;
+/// `mcp::AuthContext` (required).
+pub struct AuthKind;
+/// `Option<mcp::AuthContext>`.
+pub struct OptAuthKind;
+
+/// Probe level 1: runtime parameter types.
+pub trait RuntimeParam {
+    /// The kind.
+    type Kind;
+    /// The kind of this parameter.
+    fn kind(self) -> Self::Kind;
+}
+
+/// Probe level 2: anything else is an argument.
+pub trait ArgumentParam {
+    /// The kind.
+    type Kind;
+    /// The kind of this parameter.
+    fn kind(self) -> Self::Kind;
+}
+
+impl<T> ArgumentParam for &Probe<T> {
+    type Kind = ArgKind<T>;
+    fn kind(self) -> ArgKind<T> {
+        ArgKind(PhantomData)
+    }
+}
+
+macro_rules! runtime_param {
+    ($($ty:ty => $kind:ident),* $(,)?) => {$(
+        impl RuntimeParam for &&Probe<$ty> {
+            type Kind = $kind;
+            fn kind(self) -> $kind { $kind }
+        }
+    )*};
+}
+
+runtime_param! {
+    HttpSession => SessionKind,
+    Option<HttpSession> => OptSessionKind,
+    Option<RequestMeta> => MetaKind,
+    RequestMeta => MetaRequiredKind,
+    HeaderMap => HeadersKind,
+    Parts => PartsKind,
+    Context => ContextKind,
+    AuthContext => AuthKind,
+    Option<AuthContext> => OptAuthKind,
+}
+
+/// Parameter groups, for MCP_207: a tool binds each runtime value once.
+pub mod group {
+    /// An ordinary argument.
+    pub struct Argument;
+    /// `HttpSession` or `Option<HttpSession>`.
+    pub struct HttpSession;
+    /// `RequestMeta` or `Option<RequestMeta>`.
+    pub struct RequestMeta;
+    /// `HeaderMap`.
+    pub struct HeaderMap;
+    /// `Parts`.
+    pub struct RequestParts;
+    /// `Context`.
+    pub struct Context;
+    /// `AuthContext` or `Option<AuthContext>`.
+    pub struct AuthContext;
+}
+
+/// A parameter kind: how it binds and what schema it contributes.
+#[diagnostic::on_unimplemented(message = "MCP_202: this parameter cannot be bound by a tool")]
+pub trait Kind {
+    /// The bound value.
+    type Out;
+    /// Binds the value for one call.
+    fn bind(self, call: &mut CallArgs<'_>, name: &'static str) -> Result<Self::Out, ServerError>;
+    /// The argument's schema, `None` for runtime values.
+    fn schema(self) -> Option<SchemaFn>;
+    /// Whether the argument must be present (`false` for runtime values and for types that
+    /// accept `null`, such as `Option<T>`).
+    fn required(self) -> bool;
+}
+
+/// The group of a parameter kind (for every kind, so duplicate checks add no MCP_202).
+pub trait HasGroup {
+    /// The group.
+    type Group;
+}
+
+impl<T> HasGroup for ArgKind<T> {
+    type Group = group::Argument;
+}
+
+impl<T: ToolArgument> Kind for ArgKind<T> {
+    type Out = T;
+    fn bind(self, call: &mut CallArgs<'_>, name: &'static str) -> Result<T, ServerError> {
+        call.argument::<T>(name)
+    }
+    fn schema(self) -> Option<SchemaFn> {
+        Some(super::tools::argument_schema::<T>)
+    }
+    fn required(self) -> bool {
+        T::decode(Value::Null).is_err()
+    }
+}
+
+macro_rules! runtime_kind {
+    ($kind:ident, $out:ty, $group:ident, |$call:ident| $bind:expr) => {
+        impl HasGroup for $kind {
+            type Group = group::$group;
+        }
+        impl Kind for $kind {
+            type Out = $out;
+            fn bind(
+                self,
+                $call: &mut CallArgs<'_>,
+                _name: &'static str,
+            ) -> Result<$out, ServerError> {
+                $bind
+            }
+            fn schema(self) -> Option<SchemaFn> {
+                None
+            }
+            fn required(self) -> bool {
+                false
+            }
+        }
+    };
+}
+
+runtime_kind!(SessionKind, HttpSession, HttpSession, |call| call
+    .session()
+    .ok_or_else(|| ServerError::Rpc {
+        code: ErrorCode::INVALID_REQUEST,
+        message: format!(
+            "Invalid Request: tool `{}` needs a legacy HTTP session",
+            call.tool()
+        ),
+        data: None,
+    }));
+runtime_kind!(OptSessionKind, Option<HttpSession>, HttpSession, |call| Ok(
+    call.session()
+));
+runtime_kind!(MetaKind, Option<RequestMeta>, RequestMeta, |call| Ok(
+    call.meta()
+));
+runtime_kind!(MetaRequiredKind, RequestMeta, RequestMeta, |call| Ok(call
+    .meta()
+    .unwrap_or_default()));
+runtime_kind!(HeadersKind, HeaderMap, HeaderMap, |call| Ok(call
+    .request()
+    .headers()
+    .clone()));
+runtime_kind!(PartsKind, Parts, RequestParts, |call| Ok(call
+    .request()
+    .parts()
+    .clone()));
+runtime_kind!(ContextKind, Context, Context, |call| Ok(call.context()));
+runtime_kind!(AuthKind, AuthContext, AuthContext, |call| call
+    .auth()
+    .ok_or_else(|| ServerError::new(format!(
+        "tool `{}` needs an authenticated caller, and this service has no OAuth configuration",
+        call.tool()
+    ))));
+runtime_kind!(OptAuthKind, Option<AuthContext>, AuthContext, |call| Ok(
+    call.auth()
+));
+
+// ----------------------------------------------------------------- rule traits
+
+/// MCP_206: request metadata must be optional.
+#[diagnostic::on_unimplemented(
+    message = "MCP_206: request metadata must be optional: use `Option<mcp::RequestMeta>`",
+    label = "clients may omit `_meta`"
+)]
+pub trait MetaOptional {}
+/// MCP_204: no required session in a stateless service.
+#[diagnostic::on_unimplemented(
+    message = "MCP_204: a required `mcp::HttpSession` parameter cannot be used in a stateless service",
+    label = "stateless services have no session",
+    note = "use `Option<mcp::HttpSession>`, or set `session_mode = \"stateful\"` or `\"auto\"`"
+)]
+pub trait StatelessOk {}
+/// MCP_214: no required session in modern protocol mode.
+#[diagnostic::on_unimplemented(
+    message = "MCP_214: a required `mcp::HttpSession` parameter cannot be used in modern protocol mode",
+    label = "modern requests have no session",
+    note = "use `Option<mcp::HttpSession>`, or set `protocol_mode = \"auto\"` or `\"legacy\"`"
+)]
+pub trait ModernOk {}
+/// MCP_215 for runtime parameters marked as header arguments.
+#[diagnostic::on_unimplemented(
+    message = "MCP_215: `#[argument(header = ...)]` applies to a non-optional `String`, integer or `bool` argument",
+    label = "not a tool argument"
+)]
+pub trait HeaderArgumentKind {}
+/// MCP_207: a runtime value is bound twice.
+#[diagnostic::on_unimplemented(
+    message = "MCP_207: duplicate parameter: this tool already binds `{Self}`",
+    label = "a second parameter of this kind",
+    note = "a tool binds each runtime value (session, request metadata, headers, request parts, context, auth context) at most once"
+)]
+pub trait Distinct<Other> {}
+/// MCP_207 in advanced methods, where a second argument-like parameter is a duplicate too.
+#[diagnostic::on_unimplemented(
+    message = "MCP_207: duplicate parameter: this method already binds `{Self}`",
+    label = "a second parameter of this kind"
+)]
+pub trait DistinctAdvanced<Other> {}
+
+macro_rules! all_kinds_except {
+    ($tr:ident; $($kind:ident),*) => {
+        impl<T> $tr for ArgKind<T> {}
+        $( impl $tr for $kind {} )*
+    };
+}
+all_kinds_except!(MetaOptional; SessionKind, OptSessionKind, MetaKind, HeadersKind, PartsKind, ContextKind, AuthKind, OptAuthKind);
+all_kinds_except!(StatelessOk; OptSessionKind, MetaKind, MetaRequiredKind, HeadersKind, PartsKind, ContextKind, AuthKind, OptAuthKind);
+all_kinds_except!(ModernOk; OptSessionKind, MetaKind, MetaRequiredKind, HeadersKind, PartsKind, ContextKind, AuthKind, OptAuthKind);
+impl<T: HeaderArgument> HeaderArgumentKind for ArgKind<T> {}
+
+macro_rules! distinct {
+    ($tr:ident: $($a:ident => [$($b:ident),*]);* $(;)?) => {
+        $( $( impl $tr<group::$b> for group::$a {} )* )*
+    };
+}
+distinct! { Distinct:
+    Argument => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
+    HttpSession => [Argument, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
+    RequestMeta => [Argument, HttpSession, HeaderMap, RequestParts, Context, AuthContext];
+    HeaderMap => [Argument, HttpSession, RequestMeta, RequestParts, Context, AuthContext];
+    RequestParts => [Argument, HttpSession, RequestMeta, HeaderMap, Context, AuthContext];
+    Context => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, AuthContext];
+    AuthContext => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, Context];
+}
+distinct! { DistinctAdvanced:
+    Argument => [HttpSession, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
+    HttpSession => [Argument, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
+    RequestMeta => [Argument, HttpSession, HeaderMap, RequestParts, Context, AuthContext];
+    HeaderMap => [Argument, HttpSession, RequestMeta, RequestParts, Context, AuthContext];
+    RequestParts => [Argument, HttpSession, RequestMeta, HeaderMap, Context, AuthContext];
+    Context => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, AuthContext];
+    AuthContext => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, Context];
+}
+
+/// MCP_206 check.
+pub fn assert_meta_optional<K: MetaOptional>(_: &K) {}
+/// MCP_204 check.
+pub fn assert_stateless_ok<K: StatelessOk>(_: &K) {}
+/// MCP_214 check.
+pub fn assert_modern_ok<K: ModernOk>(_: &K) {}
+/// MCP_215 check.
+pub fn assert_header_argument<K: HeaderArgumentKind>(_: &K) {}
+/// MCP_207 check for a pair of parameters of a tool.
+pub fn assert_distinct<A: HasGroup, B: HasGroup>(_: &A, _: &B)
+where
+    A::Group: Distinct<B::Group>,
+{
+}
+/// MCP_207 check for a pair of parameters of an advanced method.
+pub fn assert_distinct_advanced<A: HasGroup, B: HasGroup>(_: &A, _: &B)
+where
+    A::Group: DistinctAdvanced<B::Group>,
+{
+}
+
+// ------------------------------------------------------------- warnings (by type)
+
+macro_rules! no_warning {
+    ($($kind:ty),*) => {$(
+        impl $kind {
+            /// No warning in auto protocol mode.
+            pub fn in_auto_mode(&self) {}
+            /// No warning in modern protocol mode.
+            pub fn in_modern_mode(&self) {}
+        }
+    )*};
+}
+no_warning!(
+    MetaKind,
+    MetaRequiredKind,
+    HeadersKind,
+    PartsKind,
+    ContextKind,
+    AuthKind,
+    OptAuthKind
+);
+
+impl<T> ArgKind<T> {
+    /// No warning in auto protocol mode.
+    pub fn in_auto_mode(&self) {}
+    /// No warning in modern protocol mode.
+    pub fn in_modern_mode(&self) {}
+}
+
+impl SessionKind {
+    /// MCP_WARNING_202.
+    #[deprecated(
+        note = "MCP_WARNING_202: a required `mcp::HttpSession` parameter in auto protocol mode: modern requests have no session, so modern calls of this tool fail; use `Option<mcp::HttpSession>` or `protocol_mode = \"legacy\"`"
+    )]
+    pub fn in_auto_mode(&self) {}
+    /// Required sessions in modern mode are MCP_214 (an error), not a warning.
+    pub fn in_modern_mode(&self) {}
+}
+
+impl OptSessionKind {
+    /// MCP_WARNING_204.
+    #[deprecated(
+        note = "MCP_WARNING_204: an optional `mcp::HttpSession` parameter in auto protocol mode is `None` for modern requests: handle that case deliberately"
+    )]
+    pub fn in_auto_mode(&self) {}
+    /// MCP_WARNING_203.
+    #[deprecated(
+        note = "MCP_WARNING_203: an `mcp::HttpSession` parameter in modern protocol mode is always `None`: modern requests have no session"
+    )]
+    pub fn in_modern_mode(&self) {}
+}
+
+// ------------------------------------------------------------- advanced methods
+
+/// The primary parameter of `on_list_tools`: the cursor.
+#[diagnostic::on_unimplemented(
+    message = "MCP_211: `{Self}` is not a parameter `on_list_tools` accepts",
+    label = "expected the cursor (`Option<String>`) or a runtime parameter",
+    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
+)]
+pub trait ListPrimary: Sized {
+    /// Takes the value from the call.
+    fn take(call: &mut CallArgs<'_>) -> Self;
+}
+
+impl ListPrimary for Option<String> {
+    fn take(call: &mut CallArgs<'_>) -> Self {
+        call.take_cursor()
+    }
+}
+
+/// The primary parameter of `on_call_tool`: the call parameters.
+#[diagnostic::on_unimplemented(
+    message = "MCP_211: `{Self}` is not a parameter `on_call_tool` accepts",
+    label = "expected `mcp::CallToolParams` or a runtime parameter",
+    note = "`on_call_tool` takes one `mcp::CallToolParams` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`); read request metadata from `CallToolParams::meta`"
+)]
+pub trait CallPrimary: Sized {
+    /// Takes the value from the call.
+    fn take(call: &mut CallArgs<'_>) -> Self;
+}
+
+impl CallPrimary for CallToolParams {
+    fn take(call: &mut CallArgs<'_>) -> Self {
+        call.take_params()
+    }
+}
+
+/// Binds a parameter of `on_list_tools`.
+#[diagnostic::on_unimplemented(
+    message = "MCP_211: this parameter cannot be bound by `on_list_tools`",
+    label = "not a parameter of `on_list_tools`",
+    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
+)]
+pub trait ListBind {
+    /// The bound value.
+    type Out;
+    /// Binds it.
+    fn bind_list(
+        self,
+        call: &mut CallArgs<'_>,
+        name: &'static str,
+    ) -> Result<Self::Out, ServerError>;
+}
+
+/// Binds a parameter of `on_call_tool`.
+#[diagnostic::on_unimplemented(
+    message = "MCP_211: this parameter cannot be bound by `on_call_tool`",
+    label = "not a parameter of `on_call_tool`",
+    note = "`on_call_tool` reads request metadata from `CallToolParams::meta`; it takes one `mcp::CallToolParams` and runtime parameters"
+)]
+pub trait CallBind {
+    /// The bound value.
+    type Out;
+    /// Binds it.
+    fn bind_call(
+        self,
+        call: &mut CallArgs<'_>,
+        name: &'static str,
+    ) -> Result<Self::Out, ServerError>;
+}
+
+impl<T: ListPrimary> ListBind for ArgKind<T> {
+    type Out = T;
+    fn bind_list(self, call: &mut CallArgs<'_>, _: &'static str) -> Result<T, ServerError> {
+        Ok(T::take(call))
+    }
+}
+
+impl<T: CallPrimary> CallBind for ArgKind<T> {
+    type Out = T;
+    fn bind_call(self, call: &mut CallArgs<'_>, _: &'static str) -> Result<T, ServerError> {
+        Ok(T::take(call))
+    }
+}
+
+macro_rules! advanced_runtime {
+    ($($kind:ident),*) => {$(
+        impl ListBind for $kind {
+            type Out = <$kind as Kind>::Out;
+            fn bind_list(self, call: &mut CallArgs<'_>, name: &'static str) -> Result<Self::Out, ServerError> {
+                self.bind(call, name)
+            }
+        }
+        impl CallBind for $kind {
+            type Out = <$kind as Kind>::Out;
+            fn bind_call(self, call: &mut CallArgs<'_>, name: &'static str) -> Result<Self::Out, ServerError> {
+                self.bind(call, name)
+            }
+        }
+    )*};
+}
+advanced_runtime!(
+    SessionKind,
+    OptSessionKind,
+    HeadersKind,
+    PartsKind,
+    AuthKind,
+    OptAuthKind,
+    ContextKind
+);
+
+/// Binds a parameter of `on_list_tools` (MCP_211 when it cannot be one).
+pub fn bind_list<K: ListBind>(
+    kind: K,
+    call: &mut CallArgs<'_>,
+    name: &'static str,
+) -> Result<K::Out, ServerError> {
+    kind.bind_list(call, name)
+}
+
+/// Binds a parameter of `on_call_tool` (MCP_211 when it cannot be one).
+pub fn bind_call<K: CallBind>(
+    kind: K,
+    call: &mut CallArgs<'_>,
+    name: &'static str,
+) -> Result<K::Out, ServerError> {
+    kind.bind_call(call, name)
+}
+
+/// `#[header("X-Name")]` parameters (MCP_208 when the type cannot be one).
+pub fn header_param<T: crate::schema::argument::HeaderParam>(
+    call: &CallArgs<'_>,
+    header: &'static str,
+) -> Result<T, ServerError> {
+    T::from_headers(call.request().headers(), header).map_err(ServerError::InvalidParams)
+}
+
+/// The raw JSON of an argument, for tests of generated code.
+pub fn raw_argument(call: &CallArgs<'_>, name: &str) -> Option<Value> {
+    call.peek(name).cloned()
+}

@@ -1,0 +1,118 @@
+//! Runtime parameters a tool can bind besides its arguments, and the tool-level error type.
+
+use std::collections::BTreeSet;
+use std::ops::Deref;
+
+use serde_json::Value;
+
+use crate::protocol::JsonObject;
+
+/// The request's `_meta` object, without the reserved envelope keys. Bind it as
+/// `Option<mcp::RequestMeta>`: clients may omit it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RequestMeta(pub JsonObject);
+
+impl Deref for RequestMeta {
+    type Target = JsonObject;
+    fn deref(&self) -> &JsonObject {
+        &self.0
+    }
+}
+
+impl RequestMeta {
+    /// The progress token of the request, if any.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.0.get("progressToken")
+    }
+}
+
+/// The authenticated caller of a request on an OAuth-protected service. Bind it as
+/// `mcp::AuthContext` on protected services or `Option<mcp::AuthContext>` elsewhere.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct AuthContext {
+    /// The token's subject (`sub`).
+    pub subject: Option<String>,
+    /// The issuer that validated the token.
+    pub issuer: Option<String>,
+    /// The client the token was issued to.
+    pub client_id: Option<String>,
+    /// Granted scopes, including the ones the scope hierarchy implies.
+    pub scopes: BTreeSet<String>,
+    /// All claims of the token.
+    pub claims: JsonObject,
+    /// The raw bearer token.
+    pub token: String,
+}
+
+/// The answers of one round of a multi-round tool call (modern protocol). On a legacy call
+/// and on a first round it is empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Context {
+    pub(crate) input_responses: Option<JsonObject>,
+    pub(crate) request_state: Option<String>,
+}
+
+impl Context {
+    /// The raw answer to input request `key`, if the client answered it.
+    pub fn elicit_result(&self, key: &str) -> Option<&Value> {
+        self.input_responses.as_ref()?.get(key)
+    }
+
+    /// The request state the tool returned in the previous round.
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+}
+
+/// A tool-level failure: the call completes as a result with `isError: true` and this
+/// message as its text, which the model can read. Return it as the error of a tool's
+/// `Result`.
+///
+/// ```
+/// fn divide(a: f64, b: f64) -> Result<f64, mcp::ToolError> {
+///     if b == 0.0 {
+///         return Err(mcp::ToolError::new("cannot divide by zero"));
+///     }
+///     Ok(a / b)
+/// }
+/// # assert!(divide(1.0, 0.0).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// A tool error with a message for the model.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        Self { message }
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        Self {
+            message: message.to_owned(),
+        }
+    }
+}

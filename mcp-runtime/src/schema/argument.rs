@@ -1,0 +1,92 @@
+//! The traits that decide, by type, what a tool parameter or return value can be. Their
+//! `on_unimplemented` messages are the compile-time diagnostics of `#[mcp::service]`, so a
+//! type alias or a re-exported type is judged by what it is, not by its name.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// A type a tool can take as an ordinary argument: it has a JSON Schema and can be
+/// deserialized. Implemented for every `serde::Deserialize + schemars::JsonSchema` type.
+#[diagnostic::on_unimplemented(
+    message = "MCP_202: `{Self}` cannot be a tool parameter",
+    label = "this type has no JSON Schema or cannot be deserialized",
+    note = "tool arguments need `serde::Deserialize` and `schemars::JsonSchema` (derive both); runtime parameters are `mcp::HttpSession`, `Option<mcp::HttpSession>`, `Option<mcp::RequestMeta>`, `http::HeaderMap`, `http::request::Parts`, `mcp::Context`, `mcp::AuthContext` and `#[header(\"Name\")]` parameters"
+)]
+pub trait ToolArgument: Sized {
+    /// The property schema of the argument.
+    fn schema(generator: &mut SchemaGenerator) -> Schema;
+    /// Decodes the argument from its JSON value.
+    fn decode(value: Value) -> Result<Self, serde_json::Error>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {
+    fn schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<T>()
+    }
+
+    fn decode(value: Value) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+}
+
+/// A type an `#[argument(header = "...")]` argument can have: non-optional `String`,
+/// integers and `bool`, whose values mirror into `Mcp-Param-*` headers.
+#[diagnostic::on_unimplemented(
+    message = "MCP_215: `{Self}` cannot carry `#[argument(header = ...)]`",
+    label = "header arguments must be a non-optional `String`, integer or `bool`",
+    note = "use `#[header(\"Name\")]` for a value that comes only from an HTTP header"
+)]
+pub trait HeaderArgument {}
+
+macro_rules! header_argument {
+    ($($t:ty),*) => { $( impl HeaderArgument for $t {} )* };
+}
+header_argument!(
+    String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+);
+
+/// A type a `#[header("X-Name")]` parameter can have.
+#[diagnostic::on_unimplemented(
+    message = "MCP_208: `{Self}` cannot be a `#[header]` parameter",
+    label = "`#[header]` parameters must be `String`, `Option<String>` or `Vec<String>`"
+)]
+pub trait HeaderParam: Sized {
+    /// Reads the parameter from the request headers; `Err` names what is missing.
+    fn from_headers(headers: &http::HeaderMap, name: &str) -> Result<Self, String>;
+}
+
+impl HeaderParam for String {
+    fn from_headers(headers: &http::HeaderMap, name: &str) -> Result<Self, String> {
+        match headers.get(name).map(|v| v.to_str()) {
+            Some(Ok(v)) => Ok(v.to_owned()),
+            Some(Err(_)) => Err(format!("header `{name}` is not valid text")),
+            None => Err(format!("missing required header `{name}`")),
+        }
+    }
+}
+
+impl HeaderParam for Option<String> {
+    fn from_headers(headers: &http::HeaderMap, name: &str) -> Result<Self, String> {
+        match headers.get(name).map(|v| v.to_str()) {
+            Some(Ok(v)) => Ok(Some(v.to_owned())),
+            Some(Err(_)) => Err(format!("header `{name}` is not valid text")),
+            None => Ok(None),
+        }
+    }
+}
+
+impl HeaderParam for Vec<String> {
+    fn from_headers(headers: &http::HeaderMap, name: &str) -> Result<Self, String> {
+        headers
+            .get_all(name)
+            .iter()
+            .map(|v| {
+                v.to_str()
+                    .map(str::to_owned)
+                    .map_err(|_| format!("header `{name}` is not valid text"))
+            })
+            .collect()
+    }
+}

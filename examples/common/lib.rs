@@ -1,6 +1,7 @@
 //! Shared pieces of the example programs: the services themselves (so tests can serve them
 //! in-process) and [`serve`], which applies the conventions every example follows.
 
+pub mod calculator;
 pub mod crypto;
 pub mod echo;
 pub mod weather;

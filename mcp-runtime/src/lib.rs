@@ -7,6 +7,7 @@ mod error;
 pub mod protocol;
 pub mod schema;
 pub mod session;
+pub mod testing;
 pub mod transport;
 
 pub use dispatch::{

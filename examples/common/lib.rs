@@ -4,6 +4,7 @@
 pub mod calculator;
 pub mod crypto;
 pub mod echo;
+pub mod shopping_cart;
 pub mod weather;
 
 use mcp::IntoServer;

@@ -7,7 +7,7 @@ mod common;
 use axum::body::Body;
 use common::*;
 use http::{Request, StatusCode};
-use mcp::{CacheHint, CacheScope, ProtocolMode, ServiceConfig};
+use mcp::{CacheHint, CacheScope, ProtocolMode, ServiceConfig, SessionMode};
 use serde_json::{Value, json};
 
 fn with_header(mut r: Request<Body>, name: &'static str, value: &str) -> Request<Body> {
@@ -558,7 +558,10 @@ async fn bad_params_are_32602() {
 
 #[tokio::test]
 async fn legacy_initialize_negotiates_versions() {
-    let app = router();
+    let config = ServiceConfig::new("test", "1.0.0")
+        .instructions("Test tools.")
+        .session_mode(SessionMode::Stateless);
+    let app = router_with(config, TestService::default());
     for (asked, answered) in [
         ("2025-11-25", "2025-11-25"),
         ("2025-06-18", "2025-06-18"),
@@ -789,8 +792,11 @@ async fn modern_only_mode_rejects_legacy_traffic() {
 }
 
 #[tokio::test]
-async fn auto_mode_serves_both_eras_and_answers_get_delete_405() {
-    let app = router();
+async fn stateless_auto_mode_serves_both_eras_and_answers_get_delete_405() {
+    let app = router_with(
+        ServiceConfig::new("t", "1").session_mode(SessionMode::Stateless),
+        TestService::default(),
+    );
     send(
         &app,
         modern_request(&modern_body(json!(1), "tools/list", Value::Null)),

@@ -4,6 +4,7 @@
 
 use crate::error::Error;
 use crate::protocol::{CacheScope, Implementation};
+use crate::session::SessionLimits;
 
 /// Which protocol eras a server accepts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -78,6 +79,7 @@ pub struct ServiceConfig {
     pub(crate) cache_hints: CacheHints,
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) max_body_bytes: usize,
+    pub(crate) session_limits: SessionLimits,
 }
 
 impl ServiceConfig {
@@ -92,6 +94,7 @@ impl ServiceConfig {
             cache_hints: CacheHints::default(),
             allowed_origins: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            session_limits: SessionLimits::default(),
         }
     }
 
@@ -170,6 +173,18 @@ impl ServiceConfig {
         self
     }
 
+    /// Sets the limits of legacy sessions (idle timeout, sessions per owner, anonymous
+    /// sessions).
+    pub fn session_limits(mut self, limits: SessionLimits) -> Self {
+        self.session_limits = limits;
+        self
+    }
+
+    /// The limits of legacy sessions.
+    pub fn get_session_limits(&self) -> SessionLimits {
+        self.session_limits
+    }
+
     /// Checks the values only known at run time.
     pub(crate) fn validate(&self) -> Result<(), Error> {
         for (method, hint) in [
@@ -185,6 +200,13 @@ impl ServiceConfig {
         }
         if self.max_body_bytes == 0 {
             return Err(Error::Config("max_body_bytes must be positive".into()));
+        }
+        let limits = &self.session_limits;
+        if limits.idle_timeout.is_zero() || limits.max_per_owner == 0 || limits.max_anonymous == 0 {
+            return Err(Error::Config(format!(
+                "session limits must be positive (idle_timeout {:?}, max_per_owner {}, max_anonymous {})",
+                limits.idle_timeout, limits.max_per_owner, limits.max_anonymous
+            )));
         }
         if self.info.name.trim().is_empty() {
             return Err(Error::Config("the server name is empty".into()));

@@ -37,6 +37,8 @@ use crate::protocol::{
 };
 use crate::schema::headers::{self, HeaderDecl};
 use crate::schema::is_object_schema;
+use crate::session::streams::Streams;
+use crate::session::{HttpSession, MemoryStore, SessionStore};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
 pub const MAX_TOOL_LOOKUP_PAGES: usize = 100;
@@ -120,6 +122,7 @@ impl<T: ServiceHandler> IntoServer for T {
 pub struct ServerBuilder {
     handler: Box<dyn ServiceHandler>,
     config: ServiceConfig,
+    store: Option<Arc<dyn SessionStore>>,
 }
 
 impl ServerBuilder {
@@ -140,6 +143,13 @@ impl ServerBuilder {
     /// ```
     pub fn configure(mut self, f: impl FnOnce(ServiceConfig) -> ServiceConfig) -> Self {
         self.config = f(self.config);
+        self
+    }
+
+    /// Keeps legacy sessions in `store` instead of this process's memory (for example a
+    /// store shared by several servers).
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = Some(store);
         self
     }
 
@@ -185,8 +195,17 @@ impl ServerBuilder {
         };
         let discover = serde_json::value::to_raw_value(&discover)
             .map_err(|e| Error::Config(format!("cannot serialize the discovery result: {e}")))?;
+        let sessions = match config.session_mode {
+            SessionMode::Stateless => None,
+            SessionMode::Auto | SessionMode::Stateful => Some(
+                self.store
+                    .unwrap_or_else(|| Arc::new(MemoryStore::new()) as Arc<dyn SessionStore>),
+            ),
+        };
         Ok(Server {
             inner: Arc::new(Inner {
+                sessions,
+                streams: Arc::default(),
                 kind: self.handler.kind(),
                 handler: self.handler,
                 config,
@@ -207,6 +226,8 @@ pub struct Server {
 }
 
 struct Inner {
+    sessions: Option<Arc<dyn SessionStore>>,
+    streams: Arc<Streams>,
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
     config: ServiceConfig,
@@ -234,6 +255,7 @@ impl Server {
         ServerBuilder {
             handler: Box::new(handler),
             config,
+            store: None,
         }
     }
 
@@ -246,12 +268,32 @@ impl Server {
         ServerBuilder {
             handler: Box::new(handler),
             config,
+            store: None,
         }
     }
 
     /// The checked configuration.
     pub fn config(&self) -> &ServiceConfig {
         &self.inner.config
+    }
+
+    /// The session store (`None` for stateless services).
+    pub fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.inner.sessions.as_ref()
+    }
+
+    pub(crate) fn streams(&self) -> &Arc<Streams> {
+        &self.inner.streams
+    }
+
+    /// A handle of session `id`, for tools.
+    pub(crate) fn session_handle(&self, id: &str) -> Option<HttpSession> {
+        let store = self.inner.sessions.clone()?;
+        Some(HttpSession::new(
+            id.into(),
+            store,
+            self.inner.streams.clone(),
+        ))
     }
 
     /// Answers one modern request whose envelope is valid and whose standard headers have

@@ -1,54 +1,175 @@
-//! Legacy HTTP sessions. Serving is stateless for now: no `Mcp-Session-Id` is issued; the
-//! [`HttpSession`] type is the handle tools bind, and its store plugs in here.
+//! Legacy HTTP sessions: the [`SessionStore`] trait and its in-memory default
+//! ([`MemoryStore`]), session limits and owners, the [`HttpSession`] handle tools bind, and
+//! the per-session event streams (the standalone GET stream with `Last-Event-ID` replay).
+//!
+//! Modern requests never create or use a session.
 
-use std::sync::{Arc, Mutex};
+mod handle;
+mod memory;
+pub(crate) mod streams;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use std::sync::Arc;
+use std::time::Duration;
+
 use serde_json::Value;
 
-use crate::protocol::JsonObject;
+pub use handle::{HttpSession, SessionError};
+pub use memory::MemoryStore;
 
-/// The legacy HTTP session of a request, as a typed key-value store whose values are kept as
-/// JSON. Bind it as `mcp::HttpSession` (legacy requests only) or `Option<mcp::HttpSession>`
-/// (`None` on modern requests).
-#[derive(Clone, Debug, Default)]
-pub struct HttpSession {
-    values: Arc<Mutex<JsonObject>>,
+use crate::dispatch::BoxFuture;
+
+/// Bounds on the sessions of a service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// How long a session may go without a request before it expires (default 1800 s).
+    pub idle_timeout: Duration,
+    /// Sessions per identified caller (default 100).
+    pub max_per_owner: usize,
+    /// Sessions of all callers that cannot be told apart, together (default 10,000).
+    pub max_anonymous: usize,
 }
 
-impl HttpSession {
-    fn lock(&self) -> std::sync::MutexGuard<'_, JsonObject> {
-        self.values
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            idle_timeout: Duration::from_secs(1800),
+            max_per_owner: 100,
+            max_anonymous: 10_000,
+        }
+    }
+}
+
+impl SessionLimits {
+    /// The limit of `owner`'s pool.
+    pub fn limit_of(&self, owner: &Owner) -> usize {
+        match owner {
+            Owner::Anonymous => self.max_anonymous,
+            Owner::Caller(_) => self.max_per_owner,
+        }
+    }
+}
+
+/// Who a session belongs to. A request carrying another owner's session id is refused as if
+/// the id were unknown.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Owner {
+    /// Callers that cannot be told apart; their sessions share one pool.
+    Anonymous,
+    /// An identified caller (issuer, client and subject of a token, or a Basic user name),
+    /// as an opaque key.
+    Caller(Arc<str>),
+}
+
+impl Owner {
+    /// The owner key a store persists.
+    pub fn key(&self) -> &str {
+        match self {
+            Self::Anonymous => "",
+            Self::Caller(k) => k,
+        }
     }
 
-    /// The value of `key` converted to `T`; `None` when absent or not convertible.
-    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
-        let value = self.lock().get(key).cloned()?;
-        serde_json::from_value(value).ok()
+    /// The owner of a persisted key.
+    pub fn from_key(key: &str) -> Self {
+        if key.is_empty() {
+            Self::Anonymous
+        } else {
+            Self::Caller(key.into())
+        }
     }
+}
 
-    /// Stores `value` under `key`.
-    pub fn set<T: Serialize>(&self, key: &str, value: T) -> Result<(), serde_json::Error> {
-        let value = serde_json::to_value(value)?;
-        self.lock().insert(key.to_owned(), value);
-        Ok(())
-    }
+/// What a store keeps about a session besides its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionInfo {
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// The client capabilities declared at `initialize` (JSON).
+    pub client_capabilities: Value,
+}
 
-    /// `true` when `key` holds a value.
-    pub fn has(&self, key: &str) -> bool {
-        self.lock().contains_key(key)
-    }
+/// The result of creating a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Created {
+    /// The new session id.
+    pub id: String,
+    /// Sessions evicted to make room (least recently used of the same pool).
+    pub evicted: Vec<String>,
+}
 
-    /// Removes `key`, returning its raw value.
-    pub fn remove(&self, key: &str) -> Option<Value> {
-        self.lock().remove(key)
-    }
+/// A store failure (the backing service is unreachable, a value is malformed).
+#[derive(Debug, thiserror::Error)]
+#[error("session store error: {0}")]
+pub struct StoreError(pub String);
+
+/// Where legacy sessions live. Implementations must make [`update`](Self::update) atomic
+/// per key and enforce limits and expiry even when several servers share the store.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Creates a session for `owner`, evicting the least recently used sessions of the same
+    /// pool (the owner's, or the anonymous pool) while it is at its limit.
+    fn create<'a>(
+        &'a self,
+        owner: &'a Owner,
+        info: SessionInfo,
+        limits: &'a SessionLimits,
+    ) -> BoxFuture<'a, Result<Created, StoreError>>;
+
+    /// Opens session `id` for a request of `owner`, refreshing its idle timer and recency.
+    /// `None` when the id is unknown, expired, evicted or owned by someone else.
+    fn open<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a Owner,
+        limits: &'a SessionLimits,
+    ) -> BoxFuture<'a, Result<Option<SessionInfo>, StoreError>>;
+
+    /// Deletes session `id` of `owner`; `false` when there was no such session.
+    fn delete<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a Owner,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// The value of `key`.
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
+
+    /// Sets `key`.
+    fn set<'a>(
+        &'a self,
+        id: &'a str,
+        key: &'a str,
+        value: Value,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Removes `key`, returning its value.
+    fn remove<'a>(
+        &'a self,
+        id: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
 
     /// The keys, in order.
-    pub fn keys(&self) -> Vec<String> {
-        self.lock().keys().cloned().collect()
-    }
+    fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
+
+    /// Atomically replaces the value of `key` with `f(current)` (`None` removes it) and
+    /// returns the new value. `f` may run more than once (optimistic stores retry).
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        key: &'a str,
+        f: &'a (dyn Fn(Option<Value>) -> Option<Value> + Send + Sync),
+    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
+
+    /// How many live sessions the store holds (for metrics and tests).
+    fn len(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
+}
+
+/// A new random session id: 128 bits, hex (visible ASCII, as the transport requires).
+pub fn new_session_id() -> String {
+    let bytes: [u8; 16] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

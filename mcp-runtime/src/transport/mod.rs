@@ -4,6 +4,7 @@
 
 mod classify;
 mod listener;
+mod session;
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use bytes::Bytes;
 use futures_util::future::join_all;
 use http_body_util::{BodyExt as _, Limited};
@@ -61,14 +62,8 @@ async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Bod
     let modern_only = server.config().get_protocol_mode() == ProtocolMode::Modern;
     match parts.method {
         Method::POST => post(&server, parts, body).await,
-        Method::GET | Method::DELETE if !modern_only => {
-            // Legacy serving is stateless: there is no standalone stream and no session.
-            transport_error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "Method not allowed.",
-                Some("POST"),
-            )
-        }
+        Method::GET if !modern_only => session::get(&server, &parts).await,
+        Method::DELETE if !modern_only => session::delete(&server, &parts).await,
         _ => {
             let allow = if modern_only {
                 "POST"
@@ -182,11 +177,13 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
     let mode = server.config().get_protocol_mode();
     let (request, is_request) = match message {
         Message::Response(_) => {
-            return if mode == ProtocolMode::Modern {
-                invalid_message(id)
-            } else {
-                // A response to a server→client request; stateless serving has none pending.
-                accepted()
+            if mode == ProtocolMode::Modern {
+                return invalid_message(id);
+            }
+            // A response to a server→client request: it must name a live session.
+            return match session::resolve(server, &parts).await {
+                Ok(_) => accepted(),
+                Err(r) => r,
             };
         }
         Message::Notification(n) => (
@@ -209,6 +206,12 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
     if !is_request {
         return match route {
             Route::Reject(Reply::Err { status, error }) => rpc_error_response(status, None, error),
+            Route::Legacy if parts.headers.contains_key(session::MCP_SESSION_ID) => {
+                match session::resolve(server, &parts).await {
+                    Ok(_) => accepted(),
+                    Err(r) => r,
+                }
+            }
             _ => accepted(),
         };
     }
@@ -234,8 +237,17 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             if let Err(r) = legacy_checks(&parts.headers) {
                 return r;
             }
+            if request.method == "initialize" {
+                return initialize(server, parts, request).await;
+            }
+            let session = match session::resolve(server, &parts).await {
+                Ok(s) => s,
+                Err(r) => return r,
+            };
             let id = request.id.clone();
-            let reply = server.handle_legacy(request, legacy_context(&parts)).await;
+            let reply = server
+                .handle_legacy(request, legacy_context(&parts, session))
+                .await;
             reply_response(&id, reply, &parts.headers)
         }
     }
@@ -268,19 +280,60 @@ fn legacy_checks(headers: &HeaderMap) -> Result<(), Response> {
     }
 }
 
-fn legacy_context(parts: &Arc<http::request::Parts>) -> RequestContext {
-    let version = protocol_version_header(&parts.headers)
-        .ok()
-        .flatten()
-        .unwrap_or(DEFAULT_LEGACY_HTTP_VERSION);
+/// `initialize`: answered like any request, then (stateful and auto services) a session is
+/// created and its id returned in `Mcp-Session-Id`.
+async fn initialize(
+    server: &Server,
+    parts: Arc<http::request::Parts>,
+    request: crate::protocol::Request,
+) -> Response {
+    if let Err(r) = session::check_initialize(server, &parts) {
+        return r;
+    }
+    let id = request.id.clone();
+    let params = request.params.clone();
+    let reply = server
+        .handle_legacy(request, legacy_context(&parts, None))
+        .await;
+    let created = match &reply {
+        Reply::Ok(_) => match session::create(server, &parts, params.as_ref()).await {
+            Ok(created) => created,
+            Err(r) => return r,
+        },
+        Reply::Err { .. } => None,
+    };
+    let response = reply_response(&id, reply, &parts.headers);
+    match created {
+        Some(session_id) => session::with_session_id(response, &session_id),
+        None => response,
+    }
+}
+
+fn legacy_context(
+    parts: &Arc<http::request::Parts>,
+    session: Option<(crate::session::HttpSession, crate::session::SessionInfo)>,
+) -> RequestContext {
+    let header = protocol_version_header(&parts.headers).ok().flatten();
+    let (session, version, capabilities) = match session {
+        Some((handle, info)) => {
+            let caps = serde_json::from_value(info.client_capabilities).unwrap_or_default();
+            let version = header.map_or(info.protocol_version, str::to_owned);
+            (Some(handle), version, Arc::new(caps))
+        }
+        None => (
+            None,
+            header.unwrap_or(DEFAULT_LEGACY_HTTP_VERSION).to_owned(),
+            Arc::default(),
+        ),
+    };
     RequestContext {
         era: Era::Legacy,
         protocol_version: version.into(),
         parts: parts.clone(),
         meta: None,
-        client_capabilities: Arc::default(),
+        client_capabilities: capabilities,
         client_info: None,
-        session: None,
+        session,
         auth: None,
     }
 }
@@ -325,6 +378,18 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
     if let Err(r) = legacy_checks(&parts.headers) {
         return r;
     }
+    if let [Message::Request(r)] = messages.as_slice()
+        && r.method == "initialize"
+    {
+        let Some(Message::Request(request)) = messages.pop() else {
+            unreachable!()
+        };
+        return batch_of_one(initialize(server, parts, request).await).await;
+    }
+    let session = match session::resolve(server, &parts).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let requests: Vec<_> = messages
         .into_iter()
         .filter_map(|m| match m {
@@ -336,7 +401,7 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
         return accepted();
     }
     let replies = join_all(requests.into_iter().map(|r| {
-        let cx = legacy_context(&parts);
+        let cx = legacy_context(&parts, session.clone());
         async move {
             let id = r.id.clone();
             (id, server.handle_legacy(r, cx).await)
@@ -353,6 +418,24 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
     }
     body.push(b']');
     json_response(StatusCode::OK, body)
+}
+
+/// Wraps a single JSON response into a one-element array (a batch of one `initialize`).
+async fn batch_of_one(response: Response) -> Response {
+    if response.status() != StatusCode::OK {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let mut wrapped = Vec::with_capacity(bytes.len() + 2);
+    wrapped.push(b'[');
+    wrapped.extend_from_slice(&bytes);
+    wrapped.push(b']');
+    Response::from_parts(parts, Body::from(wrapped))
 }
 
 fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
@@ -440,7 +523,7 @@ fn transport_error(status: StatusCode, message: &str, allow: Option<&'static str
 }
 
 fn accepted() -> Response {
-    StatusCode::ACCEPTED.into_response()
+    session::accepted()
 }
 
 fn is_json_content_type(headers: &HeaderMap) -> bool {
@@ -473,6 +556,10 @@ fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
         sse |= t == "text/event-stream" || t == "*/*" || t == "text/*";
     }
     json && sse
+}
+
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    accept_values(headers).any(|t| t == "text/event-stream" || t == "text/*" || t == "*/*")
 }
 
 fn wants_sse_only(headers: &HeaderMap) -> bool {

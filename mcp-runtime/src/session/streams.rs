@@ -1,0 +1,174 @@
+//! Per-session server→client streams: the standalone GET stream, a bounded buffer of recent
+//! events for `Last-Event-ID` resumption, and bounded queues so a slow reader cannot grow
+//! server memory.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// Events kept per session for replay.
+pub(crate) const REPLAY_BUFFER: usize = 64;
+/// Events queued for a connected stream before new ones are dropped from the live queue
+/// (they stay in the replay buffer).
+pub(crate) const LIVE_QUEUE: usize = 64;
+
+/// One server→client message with its event id.
+#[derive(Clone, Debug)]
+pub(crate) struct Event {
+    pub(crate) id: u64,
+    pub(crate) data: Arc<str>,
+}
+
+#[derive(Default)]
+struct Channel {
+    live: Option<(u64, mpsc::Sender<Event>)>,
+    buffer: VecDeque<Event>,
+    next_id: u64,
+}
+
+/// The stream registry of one server.
+#[derive(Default)]
+pub(crate) struct Streams {
+    channels: Mutex<HashMap<Arc<str>, Channel>>,
+    next_token: AtomicU64,
+}
+
+/// A standalone stream is already open for the session.
+#[derive(Debug)]
+pub(crate) struct Conflict;
+
+/// The receiving end of an attached stream; detaches on drop.
+pub(crate) struct Attached {
+    pub(crate) replay: Vec<Event>,
+    pub(crate) last_id: u64,
+    pub(crate) receiver: mpsc::Receiver<Event>,
+    pub(crate) guard: DetachGuard,
+}
+
+/// Clears the session's live stream when the HTTP response ends.
+pub(crate) struct DetachGuard {
+    streams: Arc<Streams>,
+    session: Arc<str>,
+    token: u64,
+}
+
+impl Drop for DetachGuard {
+    fn drop(&mut self) {
+        let mut channels = self.streams.lock();
+        if let Some(c) = channels.get_mut(&self.session)
+            && c.live.as_ref().is_some_and(|(t, _)| *t == self.token)
+        {
+            c.live = None;
+        }
+    }
+}
+
+impl Streams {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Arc<str>, Channel>> {
+        self.channels.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records `message` for the session and sends it to the connected stream, if any.
+    pub(crate) fn publish(&self, session: &str, message: &Value) -> bool {
+        let data: Arc<str> = message.to_string().into();
+        let mut channels = self.lock();
+        let channel = channels.entry(Arc::from(session)).or_default();
+        channel.next_id += 1;
+        let event = Event {
+            id: channel.next_id,
+            data,
+        };
+        if channel.buffer.len() == REPLAY_BUFFER {
+            channel.buffer.pop_front();
+        }
+        channel.buffer.push_back(event.clone());
+        match &channel.live {
+            Some((_, tx)) => tx.try_send(event).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Attaches the standalone stream of `session`, replaying the buffered events after
+    /// `last_event_id`.
+    pub(crate) fn attach(
+        self: &Arc<Self>,
+        session: &str,
+        last_event_id: Option<u64>,
+    ) -> Result<Attached, Conflict> {
+        let mut channels = self.lock();
+        let channel = channels.entry(Arc::from(session)).or_default();
+        if channel.live.as_ref().is_some_and(|(_, tx)| !tx.is_closed()) {
+            return Err(Conflict);
+        }
+        let (tx, receiver) = mpsc::channel(LIVE_QUEUE);
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        channel.live = Some((token, tx));
+        let replay = match last_event_id {
+            Some(after) => channel
+                .buffer
+                .iter()
+                .filter(|e| e.id > after)
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Attached {
+            replay,
+            last_id: channel.next_id,
+            receiver,
+            guard: DetachGuard {
+                streams: self.clone(),
+                session: Arc::from(session),
+                token,
+            },
+        })
+    }
+
+    /// Forgets a session (deleted, evicted): its stream ends.
+    pub(crate) fn close(&self, session: &str) {
+        self.lock().remove(session);
+    }
+
+    /// How many sessions have stream state (for tests).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn replays_after_last_event_id_and_bounds_memory() {
+        let streams = Arc::new(Streams::default());
+        for i in 0..(REPLAY_BUFFER as u64 + 10) {
+            streams.publish("s", &json!({"n": i}));
+        }
+        let attached = streams.attach("s", Some(70)).unwrap();
+        let ids: Vec<_> = attached.replay.iter().map(|e| e.id).collect();
+        assert_eq!(ids, (71..=74).collect::<Vec<_>>());
+        // A second stream for the same session conflicts while the first is attached.
+        assert!(streams.attach("s", None).is_err());
+        drop(attached);
+        let mut attached = streams.attach("s", None).unwrap();
+        assert!(attached.replay.is_empty());
+        assert!(streams.publish("s", &json!({"live": true})));
+        assert_eq!(
+            attached.receiver.recv().await.unwrap().id,
+            REPLAY_BUFFER as u64 + 11
+        );
+        // A slow reader: the live queue is bounded; extra events are kept for replay only.
+        let accepted = (0..LIVE_QUEUE * 2)
+            .filter(|_| streams.publish("s", &json!({})))
+            .count();
+        assert_eq!(accepted, LIVE_QUEUE);
+        streams.close("s");
+        assert_eq!(streams.len(), 0);
+    }
+}

@@ -1,0 +1,259 @@
+//! The legacy session lifecycle on the wire: `initialize` issues `Mcp-Session-Id`, later
+//! requests must carry it (stateful) or may (auto), an unknown, expired, evicted or foreign
+//! id gets 404, DELETE ends a session, and GET opens the session's standalone SSE stream
+//! (with `Last-Event-ID` replay).
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, StreamExt as _};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use serde_json::{Map, Value};
+
+use super::{accepts_sse, rpc_error_response, transport_error};
+use crate::dispatch::{Server, SessionMode};
+use crate::protocol::{ErrorCode, ErrorObject, negotiate_legacy_version};
+use crate::session::{HttpSession, Owner, SessionInfo};
+
+/// The session header.
+pub(crate) const MCP_SESSION_ID: &str = "mcp-session-id";
+
+/// The caller a session belongs to. Anonymous until the auth layer identifies callers.
+pub(crate) fn owner_of(_parts: &Parts) -> Owner {
+    Owner::Anonymous
+}
+
+/// The `Mcp-Session-Id` header: `Ok(None)` when absent, `Err` when not visible ASCII.
+fn session_header(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+    match headers.get(MCP_SESSION_ID) {
+        None => Ok(None),
+        Some(v) => v.to_str().map(Some).map_err(|_| ()),
+    }
+}
+
+fn not_found() -> Response {
+    rpc_error_response(
+        StatusCode::NOT_FOUND,
+        None,
+        ErrorObject::new(ErrorCode::SESSION_NOT_FOUND, "Session not found"),
+    )
+}
+
+fn header_required() -> Response {
+    transport_error(
+        StatusCode::BAD_REQUEST,
+        "Bad Request: Mcp-Session-Id header is required",
+        None,
+    )
+}
+
+fn store_failure(e: &dyn std::fmt::Display) -> Response {
+    tracing::error!(error = %e, "session store failure");
+    transport_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Service Unavailable: the session store is unavailable",
+        None,
+    )
+}
+
+/// The session of a legacy request other than `initialize`: `Ok(None)` for session-less
+/// serving, or the refusal.
+#[allow(clippy::result_large_err)]
+pub(crate) async fn resolve(
+    server: &Server,
+    parts: &Parts,
+) -> Result<Option<(HttpSession, SessionInfo)>, Response> {
+    let Some(store) = server.session_store() else {
+        return Ok(None);
+    };
+    let id = match session_header(&parts.headers) {
+        Ok(id) => id,
+        Err(()) => return Err(not_found()),
+    };
+    let Some(id) = id else {
+        return match server.config().get_session_mode() {
+            SessionMode::Stateful => Err(header_required()),
+            SessionMode::Auto | SessionMode::Stateless => Ok(None),
+        };
+    };
+    let owner = owner_of(parts);
+    let limits = server.config().get_session_limits();
+    match store.open(id, &owner, &limits).await {
+        Ok(Some(info)) => Ok(server.session_handle(id).map(|h| (h, info))),
+        Ok(None) => Err(not_found()),
+        Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// Refuses an `initialize` that carries a session id (the session is already initialized).
+#[allow(clippy::result_large_err)]
+pub(crate) fn check_initialize(server: &Server, parts: &Parts) -> Result<(), Response> {
+    if server.session_store().is_some() && parts.headers.contains_key(MCP_SESSION_ID) {
+        return Err(rpc_error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::new(
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: Server already initialized",
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// After a successful `initialize`: creates the session and returns its id, closing the
+/// streams of sessions evicted to make room.
+#[allow(clippy::result_large_err)]
+pub(crate) async fn create(
+    server: &Server,
+    parts: &Parts,
+    params: Option<&Map<String, Value>>,
+) -> Result<Option<String>, Response> {
+    let Some(store) = server.session_store() else {
+        return Ok(None);
+    };
+    let requested = params
+        .and_then(|p| p.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let info = SessionInfo {
+        protocol_version: negotiate_legacy_version(requested).to_owned(),
+        client_capabilities: params
+            .and_then(|p| p.get("capabilities"))
+            .cloned()
+            .unwrap_or(Value::Null),
+    };
+    let owner = owner_of(parts);
+    let limits = server.config().get_session_limits();
+    match store.create(&owner, info, &limits).await {
+        Ok(created) => {
+            for evicted in &created.evicted {
+                tracing::debug!(session = %evicted, "evicted the least recently used session");
+                server.streams().close(evicted);
+            }
+            Ok(Some(created.id))
+        }
+        Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// Adds `Mcp-Session-Id` to a response.
+pub(crate) fn with_session_id(mut response: Response, id: &str) -> Response {
+    if let Ok(v) = HeaderValue::from_str(id) {
+        response.headers_mut().insert(MCP_SESSION_ID, v);
+    }
+    response
+}
+
+/// `DELETE`: ends the session.
+pub(crate) async fn delete(server: &Server, parts: &Parts) -> Response {
+    let Some(store) = server.session_store() else {
+        return transport_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method not allowed.",
+            Some("POST"),
+        );
+    };
+    let id = match session_header(&parts.headers) {
+        Ok(Some(id)) => id,
+        Ok(None) => return header_required(),
+        Err(()) => return not_found(),
+    };
+    match store.delete(id, &owner_of(parts)).await {
+        Ok(true) => {
+            server.streams().close(id);
+            StatusCode::OK.into_response()
+        }
+        Ok(false) => not_found(),
+        Err(e) => store_failure(&e),
+    }
+}
+
+/// `GET`: the session's standalone SSE stream.
+pub(crate) async fn get(server: &Server, parts: &Parts) -> Response {
+    if server.session_store().is_none() {
+        return transport_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method not allowed.",
+            Some("POST"),
+        );
+    }
+    if !accepts_sse(&parts.headers) {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Client must accept text/event-stream",
+            None,
+        );
+    }
+    let (session, info) = match resolve(server, parts).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return header_required(),
+        Err(r) => return r,
+    };
+    let last_event_id = parts
+        .headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let attached = match server.streams().attach(session.id(), last_event_id) {
+        Ok(a) => a,
+        Err(_) => {
+            return transport_error(
+                StatusCode::CONFLICT,
+                "Conflict: Only one SSE stream is allowed per session",
+                None,
+            );
+        }
+    };
+    // 2025-11-25 clients get a priming event carrying the id to resume from.
+    let priming = (info.protocol_version.as_str() >= "2025-11-25").then(|| {
+        SseEvent::default()
+            .id(attached.last_id.to_string())
+            .data("")
+    });
+    let replay = attached
+        .replay
+        .into_iter()
+        .map(|e| message_event(e.id, &e.data));
+    let head = stream::iter(priming.into_iter().chain(replay).map(Ok::<_, Infallible>));
+    let guard = attached.guard;
+    let live = stream::unfold((attached.receiver, guard), |(mut rx, guard)| async move {
+        let event = rx.recv().await?;
+        Some((
+            Ok::<_, Infallible>(message_event(event.id, &event.data)),
+            (rx, guard),
+        ))
+    });
+    let sse = Sse::new(head.chain(live)).keep_alive(
+        KeepAlive::new()
+            .interval(Duration::from_secs(15))
+            .text("keepalive"),
+    );
+    let mut response = sse.into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+fn message_event(id: u64, data: &str) -> SseEvent {
+    SseEvent::default()
+        .id(id.to_string())
+        .event("message")
+        .data(data)
+}
+
+/// A body-less 202.
+pub(crate) fn accepted() -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}

@@ -5,6 +5,7 @@ pub mod calculator;
 pub mod crypto;
 pub mod echo;
 pub mod shopping_cart;
+pub mod table_booking;
 pub mod weather;
 
 use mcp::IntoServer;

@@ -4,6 +4,7 @@
 mod diag;
 mod doc;
 mod expand;
+mod form;
 mod model;
 mod parse;
 mod symbol;
@@ -33,4 +34,15 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
         eprintln!("{out}");
     }
     out.into()
+}
+
+/// Derives `mcp::Form` (for a struct with named fields: a flat elicitation form) or
+/// `mcp::FormEnum` (for a fieldless enum: the options of a select field). See the `mcp`
+/// crate's documentation.
+#[proc_macro_derive(Form, attributes(form))]
+pub fn derive_form(input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::DeriveInput>(input) {
+        Ok(input) => form::derive(&input).into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }

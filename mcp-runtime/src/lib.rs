@@ -7,15 +7,23 @@ mod error;
 pub mod protocol;
 pub mod schema;
 pub mod session;
+pub mod state;
 pub mod testing;
 pub mod transport;
 
+#[doc(hidden)]
+pub use dispatch::__form_field;
 pub use dispatch::{
     AdvancedService, AuthContext, BoxFuture, CacheHint, CacheHints, Context, IntoServer,
     ProtocolMode, Reply, RequestContext, RequestMeta, Server, ServerBuilder, ServiceConfig,
     ServiceHandler, ServiceKind, SessionMode, ToolError,
 };
+pub use dispatch::{
+    ElicitAction, ElicitRequest, ElicitResult, Form, FormEnum, FormField, FormOf, FormSchema,
+    InputRequired, IntoFormSchema, ToolOutput, elicit_form, elicit_url, form_of,
+};
 pub use error::{Error, InvalidParamsError, ServerError};
+pub use mcp_derive::Form;
 pub use mcp_derive::service;
 pub use protocol::{
     CacheScope, CallToolParams, CallToolResponse, CallToolResult, Content, Implementation,

@@ -523,7 +523,13 @@ async fn input_required_needs_requests_or_state() {
     )
     .await;
     assert_eq!(r.result()["resultType"], "input_required");
-    assert_eq!(r.result()["requestState"], "s1");
+    assert!(
+        r.result()["requestState"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1."),
+        "the state is sealed"
+    );
     assert!(r.result()["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
     assert!(r.result().get("ttlMs").is_none());
     // A legacy call cannot carry input requests.

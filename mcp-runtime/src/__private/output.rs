@@ -137,6 +137,34 @@ specific_value! {
     Vec<Content> => ContentValue,
 }
 
+/// `mcp::ToolOutput<T>`: the value, or an input-required result.
+pub struct OutputValue;
+
+impl<T> SpecificValue for &&Probe<crate::dispatch::ToolOutput<T>> {
+    type Tag = OutputValue;
+    fn value_tag(self) -> OutputValue {
+        OutputValue
+    }
+}
+
+impl<T: ToolReturn + Serialize> ValueTag<crate::dispatch::ToolOutput<T>> for OutputValue {
+    fn complete(
+        self,
+        value: crate::dispatch::ToolOutput<T>,
+        structured: bool,
+    ) -> Result<CallToolResponse, ServerError> {
+        match value {
+            crate::dispatch::ToolOutput::InputRequired(r) => Ok(r.into()),
+            crate::dispatch::ToolOutput::Done(v) => {
+                if serde_json::to_value(&v).is_ok_and(|j| j.is_null()) {
+                    return Ok(CallToolResult::content(Vec::new()).into());
+                }
+                JsonValue(PhantomData).complete(v, structured)
+            }
+        }
+    }
+}
+
 impl<T> GenericValue for &Probe<T> {
     type Tag = JsonValue<T>;
     fn value_tag(self) -> Self::Tag {

@@ -4,7 +4,10 @@
 
 use crate::error::Error;
 use crate::protocol::{CacheScope, Implementation};
+use std::time::Duration;
+
 use crate::session::SessionLimits;
+use crate::state::DEFAULT_TTL;
 
 /// Which protocol eras a server accepts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -55,6 +58,16 @@ pub struct CacheHints {
     pub list_tools: CacheHint,
 }
 
+/// Request-state signing keys; never printed.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct SecretKeys(pub(crate) Vec<Vec<u8>>);
+
+impl std::fmt::Debug for SecretKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{} key(s), redacted]", self.0.len())
+    }
+}
+
 /// The default cap on request bodies (4 MiB).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 
@@ -80,6 +93,9 @@ pub struct ServiceConfig {
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) max_body_bytes: usize,
     pub(crate) session_limits: SessionLimits,
+    pub(crate) request_state_keys: SecretKeys,
+    pub(crate) request_state_ttl: Duration,
+    pub(crate) input_round_timeout: Duration,
 }
 
 impl ServiceConfig {
@@ -95,6 +111,9 @@ impl ServiceConfig {
             allowed_origins: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             session_limits: SessionLimits::default(),
+            request_state_keys: SecretKeys::default(),
+            request_state_ttl: DEFAULT_TTL,
+            input_round_timeout: Duration::from_secs(300),
         }
     }
 
@@ -183,6 +202,33 @@ impl ServiceConfig {
     /// The limits of legacy sessions.
     pub fn get_session_limits(&self) -> SessionLimits {
         self.session_limits
+    }
+
+    /// Sets the request-state signing keys (each at least 32 bytes). The first signs and
+    /// all verify: rotate by putting the new key first and removing the old one once its
+    /// states have expired. Without keys, a random key is generated when the service is
+    /// attached (states then do not survive a restart or cross replicas).
+    pub fn request_state_keys<I, K>(mut self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        self.request_state_keys =
+            SecretKeys(keys.into_iter().map(|k| k.as_ref().to_vec()).collect());
+        self
+    }
+
+    /// Sets how long a request state stays valid (default 600 s); each round renews it.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
+    /// Sets how long a legacy client on a stateful session has to answer each
+    /// `elicitation/create` the server sends for an input-required result (default 300 s).
+    pub fn input_round_timeout(mut self, timeout: Duration) -> Self {
+        self.input_round_timeout = timeout;
+        self
     }
 
     /// Checks the values only known at run time.

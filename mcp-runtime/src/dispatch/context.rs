@@ -13,7 +13,7 @@ use crate::session::HttpSession;
 ///
 /// Advanced handlers receive it directly; basic tools bind pieces of it as runtime
 /// parameters (`http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RequestContext {
     pub(crate) era: Era,
     pub(crate) protocol_version: Arc<str>,
@@ -23,6 +23,19 @@ pub struct RequestContext {
     pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) session: Option<HttpSession>,
     pub(crate) auth: Option<AuthContext>,
+    pub(crate) requester: Option<super::Requester>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("era", &self.era)
+            .field("protocol_version", &self.protocol_version)
+            .field("method", &self.parts.method)
+            .field("uri", &self.parts.uri)
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RequestContext {
@@ -38,6 +51,7 @@ impl RequestContext {
             client_info: None,
             session: None,
             auth: None,
+            requester: None,
         }
     }
 

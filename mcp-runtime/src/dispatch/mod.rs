@@ -8,8 +8,11 @@
 
 mod config;
 mod context;
+mod elicit;
+mod input_checks;
 mod params;
 mod service;
+mod shim;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -25,8 +28,14 @@ pub use config::{
     CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, ServiceConfig, SessionMode,
 };
 pub use context::RequestContext;
+pub use elicit::{
+    __form_field, ElicitAction, ElicitRequest, ElicitResult, Form, FormEnum, FormField, FormOf,
+    FormSchema, InputRequired, IntoFormSchema, ToolOutput, elicit_form, elicit_url, form_of,
+};
 pub use params::{AuthContext, Context, RequestMeta, ToolError};
 pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
+pub(crate) use shim::Requester;
+pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 
 use crate::error::{Error, ServerError};
 use crate::protocol::{
@@ -39,6 +48,7 @@ use crate::schema::headers::{self, HeaderDecl};
 use crate::schema::is_object_schema;
 use crate::session::streams::Streams;
 use crate::session::{HttpSession, MemoryStore, SessionStore};
+use crate::state::{Binding, Signer};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
 pub const MAX_TOOL_LOOKUP_PAGES: usize = 100;
@@ -195,6 +205,8 @@ impl ServerBuilder {
         };
         let discover = serde_json::value::to_raw_value(&discover)
             .map_err(|e| Error::Config(format!("cannot serialize the discovery result: {e}")))?;
+        let signer = Signer::new(&config.request_state_keys.0, config.request_state_ttl)
+            .map_err(|e| Error::Config(e.to_string()))?;
         let sessions = match config.session_mode {
             SessionMode::Stateless => None,
             SessionMode::Auto | SessionMode::Stateful => Some(
@@ -204,6 +216,7 @@ impl ServerBuilder {
         };
         Ok(Server {
             inner: Arc::new(Inner {
+                signer,
                 sessions,
                 streams: Arc::default(),
                 kind: self.handler.kind(),
@@ -226,6 +239,7 @@ pub struct Server {
 }
 
 struct Inner {
+    signer: Signer,
     sessions: Option<Arc<dyn SessionStore>>,
     streams: Arc<Streams>,
     handler: Box<dyn ServiceHandler>,
@@ -385,12 +399,29 @@ impl Server {
     }
 
     async fn modern_call_tool(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
+        if params
+            .as_ref()
+            .and_then(|p| p.get("requestState"))
+            .is_some_and(|s| !s.is_string())
+        {
+            tracing::debug!(reason = "not a string", "refusing a request state");
+            return invalid_request_state();
+        }
         let mut params: CallToolParams = match parse_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
         let cx = cx.with_meta(RequestEnvelope::strip(params.meta.take()));
         params.meta = cx.meta.clone();
+        if let Some(token) = params.request_state.take() {
+            match self.inner.signer.open(&token, &binding(&params, &cx)) {
+                Ok(plain) => params.request_state = Some(plain),
+                Err(reason) => {
+                    tracing::debug!(%reason, tool = %params.name, "refusing a request state");
+                    return invalid_request_state();
+                }
+            }
+        }
         let decls = match self.header_decls(&params.name, &cx).await {
             Ok(d) => d,
             Err(r) => return r,
@@ -401,6 +432,7 @@ impl Server {
                 return header_mismatch(&m.header, &m.problem);
             }
         }
+        let (tool, arguments) = (params.name.clone(), params.arguments.clone());
         let response = match guarded(self.inner.handler.call_tool(params, &cx)).await {
             Ok(r) => r,
             Err(e) => return e.unwrap_or_else(internal_error),
@@ -411,18 +443,33 @@ impl Server {
                 result.meta = Some(self.stamp(result.meta.take()));
                 Reply::result(&result)
             }
-            CallToolResponse::InputRequired(result) => self.input_required(result),
+            CallToolResponse::InputRequired(result) => {
+                let bind = Binding {
+                    tool: &tool,
+                    arguments: arguments.as_ref(),
+                    caller: caller(&cx),
+                };
+                self.input_required(result, &cx, &bind)
+            }
         }
     }
 
-    fn input_required(&self, mut result: InputRequiredResult) -> Reply {
-        let empty_requests = result.input_requests.as_ref().is_none_or(Map::is_empty);
-        if empty_requests && result.request_state.is_none() {
-            tracing::error!("an input-required result has neither inputRequests nor requestState");
-            return Reply::in_band(ErrorObject::new(
-                ErrorCode::INTERNAL_ERROR,
-                "Internal error: an input-required result needs inputRequests or requestState",
-            ));
+    fn input_required(
+        &self,
+        mut result: InputRequiredResult,
+        cx: &RequestContext,
+        bind: &Binding<'_>,
+    ) -> Reply {
+        if let Err(refusal) = input_checks::check(&mut result, Some(&cx.client_capabilities)) {
+            tracing::error!(
+                tool = bind.tool,
+                ?refusal,
+                "refusing to send an input-required result"
+            );
+            return Reply::in_band(refusal.to_error());
+        }
+        if let Some(state) = result.request_state.take() {
+            result.request_state = Some(self.inner.signer.seal(&state, bind));
         }
         result.result_type = Some(ResultType::InputRequired);
         result.meta = Some(self.stamp(result.meta.take()));
@@ -434,32 +481,55 @@ impl Server {
             Ok(p) => p,
             Err(r) => return r,
         };
-        // Legacy calls carry no continuation.
+        // Legacy calls carry no continuation of their own.
         params.input_responses = None;
         params.request_state = None;
         let cx = cx.with_meta(params.meta.clone());
-        let response = match guarded(self.inner.handler.call_tool(params, &cx)).await {
-            Ok(r) => r,
-            Err(e) => return e.unwrap_or_else(internal_error),
-        };
-        match response {
-            CallToolResponse::Complete(mut result) => {
-                result.result_type = None;
-                let keep = self.inner.kind == ServiceKind::Advanced
-                    && result
-                        .structured_content
-                        .as_ref()
-                        .is_some_and(Value::is_object);
-                if !keep {
-                    result.structured_content = None;
-                }
-                Reply::result(&result)
+        for round in 0..=MAX_LEGACY_ROUNDS {
+            let response = match guarded(self.inner.handler.call_tool(params.clone(), &cx)).await {
+                Ok(r) => r,
+                Err(e) => return e.unwrap_or_else(internal_error),
+            };
+            let result = match response {
+                CallToolResponse::Complete(result) => return self.legacy_result(result),
+                CallToolResponse::InputRequired(result) => result,
+            };
+            let Some(requester) = cx.requester.clone() else {
+                return Reply::in_band(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "This tool needs input from the user, which a legacy request without a session cannot provide",
+                ));
+            };
+            if round == MAX_LEGACY_ROUNDS {
+                tracing::warn!(tool = %params.name, "a legacy call exceeded the input rounds");
+                break;
             }
-            CallToolResponse::InputRequired(_) => Reply::in_band(ErrorObject::new(
-                ErrorCode::INTERNAL_ERROR,
-                "This tool needs input from the user, which a legacy request without a session cannot provide",
-            )),
+            let timeout = self.inner.config.input_round_timeout;
+            match shim::ask(&*requester, result, &cx, timeout).await {
+                Ok((answers, state)) => {
+                    params.input_responses = Some(answers);
+                    params.request_state = state;
+                }
+                Err(e) => return Reply::in_band(e),
+            }
         }
+        Reply::in_band(ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("The tool asked for input more than {MAX_LEGACY_ROUNDS} times"),
+        ))
+    }
+
+    fn legacy_result(&self, mut result: CallToolResult) -> Reply {
+        result.result_type = None;
+        let keep = self.inner.kind == ServiceKind::Advanced
+            && result
+                .structured_content
+                .as_ref()
+                .is_some_and(Value::is_object);
+        if !keep {
+            result.structured_content = None;
+        }
+        Reply::result(&result)
     }
 
     /// The header declarations of the called tool: from the static definitions, or by
@@ -528,6 +598,33 @@ pub fn header_mismatch(header: &str, problem: &str) -> Reply {
             format!("Bad Request: the request headers and body disagree: {problem}"),
         )
         .with_data(json!({"mismatch": {"header": header, "body": problem}})),
+    )
+}
+
+/// What a request state is bound to for this call.
+fn binding<'a>(params: &'a CallToolParams, cx: &'a RequestContext) -> Binding<'a> {
+    Binding {
+        tool: &params.name,
+        arguments: params.arguments.as_ref(),
+        caller: caller(cx),
+    }
+}
+
+fn caller(cx: &RequestContext) -> Option<(&str, &str, &str)> {
+    cx.auth.as_ref().map(|a| {
+        (
+            a.issuer.as_deref().unwrap_or(""),
+            a.client_id.as_deref().unwrap_or(""),
+            a.subject.as_deref().unwrap_or(""),
+        )
+    })
+}
+
+/// `-32602 Invalid or expired requestState` (the precise reason is only logged).
+fn invalid_request_state() -> Reply {
+    Reply::in_band(
+        ErrorObject::new(ErrorCode::INVALID_PARAMS, "Invalid or expired requestState")
+            .with_data(json!({"reason": "invalid_request_state"})),
     )
 }
 

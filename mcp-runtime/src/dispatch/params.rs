@@ -54,9 +54,27 @@ pub struct Context {
 }
 
 impl Context {
-    /// The raw answer to input request `key`, if the client answered it.
-    pub fn elicit_result(&self, key: &str) -> Option<&Value> {
-        self.input_responses.as_ref()?.get(key)
+    /// The answer to input request `key`: `None` when the client did not answer it (or sent
+    /// a shape that is not an elicitation result).
+    pub fn elicit_result(&self, key: &str) -> Option<super::ElicitResult> {
+        let value = self.input_responses.as_ref()?.get(key)?;
+        serde_json::from_value(value.clone()).ok()
+    }
+
+    /// The content the user submitted for input request `key`, as `T`. `None` when the
+    /// request was not answered, was declined or cancelled, or the content does not convert
+    /// to `T`: treat `None` as "ask again".
+    pub fn accepted_content<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let result = self.elicit_result(key)?;
+        if result.action != super::ElicitAction::Accept {
+            return None;
+        }
+        serde_json::from_value(Value::Object(result.content?)).ok()
+    }
+
+    /// `true` when this round carries answers or state (a continuation).
+    pub fn is_continuation(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
     }
 
     /// The request state the tool returned in the previous round.

@@ -6,6 +6,8 @@
 
 mod handle;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 pub(crate) mod streams;
 
 use std::sync::Arc;
@@ -13,6 +15,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+#[cfg(feature = "redis")]
+pub use self::redis::RedisStore;
 pub use handle::{HttpSession, SessionError};
 pub use memory::MemoryStore;
 

@@ -29,10 +29,14 @@ struct Channel {
     next_id: u64,
 }
 
-/// The stream registry of one server.
+/// The answer a client POSTs to a server→client request.
+pub(crate) type ClientAnswer = Result<Value, crate::protocol::ErrorObject>;
+
+/// The stream registry of one server, and the server→client requests awaiting an answer.
 #[derive(Default)]
 pub(crate) struct Streams {
     channels: Mutex<HashMap<Arc<str>, Channel>>,
+    pending: Mutex<HashMap<(Arc<str>, String), tokio::sync::oneshot::Sender<ClientAnswer>>>,
     next_token: AtomicU64,
 }
 
@@ -127,9 +131,44 @@ impl Streams {
         })
     }
 
-    /// Forgets a session (deleted, evicted): its stream ends.
+    /// Forgets a session (deleted, evicted): its stream ends and its pending requests fail.
     pub(crate) fn close(&self, session: &str) {
         self.lock().remove(session);
+        self.pending_lock().retain(|(s, _), _| &**s != session);
+    }
+
+    fn pending_lock(
+        &self,
+    ) -> MutexGuard<'_, HashMap<(Arc<str>, String), tokio::sync::oneshot::Sender<ClientAnswer>>>
+    {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a server→client request `id` of `session`; the receiver gets the answer.
+    pub(crate) fn expect_answer(
+        &self,
+        session: &str,
+        id: &str,
+    ) -> tokio::sync::oneshot::Receiver<ClientAnswer> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.pending_lock()
+            .insert((Arc::from(session), id.to_owned()), tx);
+        rx
+    }
+
+    /// Delivers a client's answer; `false` when nothing awaited it.
+    pub(crate) fn answer(&self, session: &str, id: &str, answer: ClientAnswer) -> bool {
+        let key = (Arc::from(session), id.to_owned());
+        match self.pending_lock().remove(&key) {
+            Some(tx) => tx.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Stops waiting for request `id` (timed out).
+    pub(crate) fn forget(&self, session: &str, id: &str) {
+        self.pending_lock()
+            .remove(&(Arc::from(session), id.to_owned()));
     }
 
     /// How many sessions have stream state (for tests).

@@ -5,6 +5,7 @@
 mod classify;
 mod listener;
 mod session;
+mod shim;
 
 use std::sync::Arc;
 
@@ -176,13 +177,19 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
     };
     let mode = server.config().get_protocol_mode();
     let (request, is_request) = match message {
-        Message::Response(_) => {
+        message @ Message::Response(_) => {
             if mode == ProtocolMode::Modern {
                 return invalid_message(id);
             }
             // A response to a server→client request: it must name a live session.
             return match session::resolve(server, &parts).await {
-                Ok(_) => accepted(),
+                Ok(Some((handle, _))) => {
+                    if let Message::Response(response) = message {
+                        shim::deliver(server, handle.id(), response);
+                    }
+                    accepted()
+                }
+                Ok(None) => accepted(),
                 Err(r) => r,
             };
         }
@@ -228,6 +235,7 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
                 client_info: envelope.client_info.map(Arc::new),
                 session: None,
                 auth: None,
+                requester: None,
             };
             let id = request.id.clone();
             let reply = server.handle_modern(request, cx).await;
@@ -244,10 +252,13 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
                 Ok(s) => s,
                 Err(r) => return r,
             };
+            let session_id = session.as_ref().map(|(h, _)| h.id().to_owned());
+            let cx = legacy_context(&parts, session);
+            if let (Some(session_id), "tools/call") = (session_id, request.method.as_str()) {
+                return shim::call(server, request, cx, &session_id).await;
+            }
             let id = request.id.clone();
-            let reply = server
-                .handle_legacy(request, legacy_context(&parts, session))
-                .await;
+            let reply = server.handle_legacy(request, cx).await;
             reply_response(&id, reply, &parts.headers)
         }
     }
@@ -335,6 +346,7 @@ fn legacy_context(
         client_info: None,
         session,
         auth: None,
+        requester: None,
     }
 }
 

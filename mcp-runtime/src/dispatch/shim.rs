@@ -1,0 +1,68 @@
+//! The legacy shim: a legacy client on a stateful session has no `input_required` result,
+//! so the server asks for the input with real `elicitation/create` requests on the call's
+//! response stream, then re-enters the tool with the answers, as the TypeScript SDK does.
+//! Rounds are bounded and each answer has a timeout.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{BoxFuture, RequestContext, input_checks};
+use crate::protocol::{ErrorCode, ErrorObject, InputRequiredResult, JsonObject};
+
+/// The most rounds one call may take.
+pub const MAX_LEGACY_ROUNDS: usize = 10;
+
+/// Sends server→client requests for the call being served and awaits the answers.
+pub trait ClientRequester: Send + Sync {
+    /// Sends `method` with `params` and waits (at most `timeout`) for the client's answer.
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, ErrorObject>>;
+}
+
+/// The handle a legacy request on a session carries.
+pub(crate) type Requester = Arc<dyn ClientRequester>;
+
+/// Asks the client for each input request of `result` (in order) and returns the answers
+/// keyed like the requests, or the error that ends the call.
+pub(crate) async fn ask(
+    requester: &dyn ClientRequester,
+    mut result: InputRequiredResult,
+    cx: &RequestContext,
+    timeout: Duration,
+) -> Result<(JsonObject, Option<String>), ErrorObject> {
+    input_checks::check(&mut result, Some(&cx.client_capabilities)).map_err(|refusal| match refusal {
+        input_checks::Refusal::Capability { .. } => ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            "This tool needs input from the user, and the client did not declare that elicitation mode at initialize",
+        ),
+        other => other.to_error(),
+    })?;
+    let url_supported = cx.protocol_version() >= "2025-11-25";
+    let mut answers = JsonObject::new();
+    for (key, request) in result.input_requests.take().unwrap_or_default() {
+        let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        if params["mode"] == "url" {
+            if !url_supported {
+                return Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "This tool needs a URL elicitation, which protocol {} does not support",
+                        cx.protocol_version()
+                    ),
+                ));
+            }
+            params["elicitationId"] = json!(uuid::Uuid::new_v4().to_string());
+        }
+        let answer = requester
+            .request("elicitation/create", params, timeout)
+            .await?;
+        answers.insert(key, answer);
+    }
+    Ok((answers, result.request_state))
+}

@@ -2,6 +2,7 @@
 //! in-process) and [`serve`], which applies the conventions every example follows.
 
 pub mod calculator;
+pub mod calendar_connect;
 pub mod crypto;
 pub mod echo;
 pub mod shopping_cart;

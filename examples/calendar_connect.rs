@@ -1,0 +1,18 @@
+//! URL elicitation with an out-of-band connect page: `cargo run --example calendar_connect`.
+
+#[tokio::main]
+async fn main() -> Result<(), mcp::Error> {
+    mcp_examples::init_tracing();
+    let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| mcp_examples::DEFAULT_ADDR.to_owned());
+    let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
+    let local = listener.local_addr()?;
+    let app = mcp_examples::calendar_connect::app(
+        mcp_examples::calendar_connect::Calendar::default(),
+        local,
+    )?;
+    println!("listening http://{local}/mcp");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(mcp::transport::shutdown_signal())
+        .await?;
+    Ok(())
+}

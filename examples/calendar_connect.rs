@@ -6,13 +6,16 @@ async fn main() -> Result<(), mcp::Error> {
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| mcp_examples::DEFAULT_ADDR.to_owned());
     let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
     let local = listener.local_addr()?;
-    let app = mcp_examples::calendar_connect::app(
-        mcp_examples::calendar_connect::Calendar::default(),
-        local,
-    )?;
+    let calendar = mcp_examples::calendar_connect::Calendar::default();
+    let (app, server) = mcp_examples::calendar_connect::app(calendar, local)?;
     println!("listening http://{local}/mcp");
+    let shutdown = async move {
+        mcp::transport::shutdown_signal().await;
+        server.close_streams();
+    };
     axum::serve(listener, app)
-        .with_graceful_shutdown(mcp::transport::shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await?;
+    tracing::info!("shut down");
     Ok(())
 }

@@ -9,5 +9,8 @@ if [[ ! -x interop/node_modules/.bin/node || interop/package-lock.json -nt inter
     (cd interop && npm ci --no-audit --no-fund)
 fi
 
-cargo test --workspace --all-targets --locked "$@"
-cargo test --workspace --doc --locked
+# One run: unit and integration tests, doc tests, and the example binaries the smoke tests
+# start (plain `cargo test` builds examples as binaries; `--all-targets` would not).
+# The Redis session store and its example are built and tested too: their tests need a Redis
+# (MCP_TEST_REDIS_URL, default redis://127.0.0.1:6379; `.ci/run` starts one).
+cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis "$@"

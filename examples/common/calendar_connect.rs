@@ -175,12 +175,19 @@ async fn connect_page(
     }
 }
 
-/// The MCP endpoint at `/mcp` and the connect page at `/connect`, for a server at `addr`.
-pub fn app(calendar: Calendar, addr: SocketAddr) -> Result<axum::Router, mcp::Error> {
+/// The MCP endpoint at `/mcp` and the connect page at `/connect`, for a server at `addr`;
+/// the `Server` is returned too, so the caller can close its streams on shutdown.
+pub fn app(
+    calendar: Calendar,
+    addr: SocketAddr,
+) -> Result<(axum::Router, mcp::Server), mcp::Error> {
     calendar.set_base_url(format!("http://{addr}"));
     let server = mcp::Server::new(calendar.clone()).build()?;
     let page = axum::Router::new()
         .route("/connect", get(connect_page))
         .with_state(calendar);
-    Ok(mcp::transport::router("/mcp", server).merge(page))
+    Ok((
+        mcp::transport::router("/mcp", server.clone()).merge(page),
+        server,
+    ))
 }

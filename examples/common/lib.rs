@@ -1,8 +1,10 @@
 //! Shared pieces of the example programs: the services themselves (so tests can serve them
 //! in-process) and [`serve`], which applies the conventions every example follows.
 
+pub mod bench;
 pub mod calculator;
 pub mod calendar_connect;
+pub mod conformance;
 pub mod crypto;
 pub mod echo;
 pub mod shopping_cart;

@@ -42,7 +42,9 @@ const CONDITIONS: [&str; 4] = ["Sunny", "Cloudy", "Rainy", "Windy"];
 
 /// A stable pseudo-random number from a name, so answers are deterministic.
 fn seed(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn weather_of(location: &str) -> Weather {
@@ -85,9 +87,15 @@ impl WeatherService {
     ///
     /// * `location` - The location for which to retrieve the weather forecast
     /// * `days` - Number of days to include in the forecast (1 to 7)
-    pub async fn get_weather_forecast(&self, location: String, days: u8) -> Result<WeatherForecast, mcp::ToolError> {
+    pub async fn get_weather_forecast(
+        &self,
+        location: String,
+        days: u8,
+    ) -> Result<WeatherForecast, mcp::ToolError> {
         if !(1..=7).contains(&days) {
-            return Err(mcp::ToolError::new(format!("days must be between 1 and 7, not {days}")));
+            return Err(mcp::ToolError::new(format!(
+                "days must be between 1 and 7, not {days}"
+            )));
         }
         let base = weather_of(&location);
         let days = (1..=days)
@@ -111,8 +119,15 @@ impl WeatherService {
     ///
     /// * `region` - The region, such as `eu-west`
     /// * `city` - The city
-    #[tool(structured_output = true, annotations(read_only = true, open_world = false))]
-    pub fn regional_weather(&self, #[argument(header = "Region")] region: String, city: String) -> Weather {
+    #[tool(
+        structured_output = true,
+        annotations(read_only = true, open_world = false)
+    )]
+    pub fn regional_weather(
+        &self,
+        #[argument(header = "Region")] region: String,
+        city: String,
+    ) -> Weather {
         weather_of(&format!("{region}/{city}"))
     }
 }

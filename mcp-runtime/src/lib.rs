@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod dispatch;
 mod error;
 pub mod protocol;
@@ -19,9 +21,10 @@ pub use dispatch::{
     ServiceHandler, ServiceKind, SessionMode, ToolError,
 };
 pub use dispatch::{
-    ElicitAction, ElicitRequest, ElicitResult, Form, FormEnum, FormField, FormOf, FormSchema,
-    InputRequired, IntoFormSchema, ToolOutput, elicit_form, elicit_url, form_of,
+    Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
+    elicit_form, elicit_url, form_of,
 };
+pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use error::{Error, InvalidParamsError, ServerError};
 pub use mcp_derive::Form;
 pub use mcp_derive::service;

@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 
 struct Cart;
 
+// Required sessions in auto protocol mode warn (MCP_WARNING_202): this test service also
+// checks what modern requests see, so the warning is expected.
+#[allow(deprecated)]
 #[mcp::service(name = "cart", version = "1.0.0", session_mode = "stateful")]
 impl Cart {
     /// Add an item to the cart.
@@ -43,7 +46,6 @@ impl Cart {
     }
 
     /// Whether the request has a session.
-    #[allow(deprecated)]
     pub fn has_session(&self, session: Option<HttpSession>) -> bool {
         session.is_some()
     }

@@ -103,8 +103,7 @@ impl AuthChallenge {
 /// tool list) and the request is retried once with it.
 ///
 /// ```
-/// use futures_util::future::BoxFuture;
-/// use mcp::client::{AuthChallenge, ClientError, TokenProvider};
+/// use mcp::client::{BoxFuture, ClientError, TokenProvider};
 ///
 /// struct FromEnv;
 ///
@@ -126,6 +125,19 @@ pub trait TokenProvider: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
         let _ = challenge;
         Box::pin(async { Ok(None) })
+    }
+}
+
+impl<T: TokenProvider + ?Sized> TokenProvider for std::sync::Arc<T> {
+    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
+        (**self).token()
+    }
+
+    fn on_challenge<'a>(
+        &'a self,
+        challenge: &'a AuthChallenge,
+    ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
+        (**self).on_challenge(challenge)
     }
 }
 

@@ -270,7 +270,7 @@ impl ClientConfig {
     }
 }
 
-/// What [`connect_with`](super::StreamableHttpClient::connect_with) needs: the client's
+/// What [`connect`](super::StreamableHttpClient::connect) needs: the client's
 /// identity and capabilities, and whether a legacy connection performs the `initialize`
 /// handshake.
 #[derive(Clone, Debug, PartialEq)]

@@ -92,7 +92,11 @@ mod tests {
                 .content
                 .is_some()
         );
-        assert!(sanitize(&url, ElicitResult::accept(content())).content.is_none());
+        assert!(
+            sanitize(&url, ElicitResult::accept(content()))
+                .content
+                .is_none()
+        );
         let mut declined = ElicitResult::decline();
         declined.content = Some(content());
         assert!(sanitize(&form, declined).content.is_none());

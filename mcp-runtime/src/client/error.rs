@@ -117,13 +117,13 @@ pub enum TransportError {
     #[error("401 Unauthorized: the MCP server requires a valid bearer token")]
     Unauthorized {
         /// The parsed `WWW-Authenticate` challenge, if the server sent one.
-        challenge: Option<AuthChallenge>,
+        challenge: Option<Box<AuthChallenge>>,
     },
     /// `403 Forbidden` (with `error="insufficient_scope"` when a scope is missing).
-    #[error("403 Forbidden{}", forbidden_suffix(.challenge.as_ref()))]
+    #[error("403 Forbidden{}", forbidden_suffix(.challenge.as_deref()))]
     Forbidden {
         /// The parsed `WWW-Authenticate` challenge, if the server sent one.
-        challenge: Option<AuthChallenge>,
+        challenge: Option<Box<AuthChallenge>>,
     },
     /// A non-success status whose body is not a JSON-RPC error.
     #[error("HTTP {status} from the MCP server: {body}")]
@@ -181,7 +181,9 @@ impl TransportError {
     /// The `WWW-Authenticate` challenge of a 401 or 403.
     pub fn challenge(&self) -> Option<&AuthChallenge> {
         match self {
-            Self::Unauthorized { challenge } | Self::Forbidden { challenge } => challenge.as_ref(),
+            Self::Unauthorized { challenge } | Self::Forbidden { challenge } => {
+                challenge.as_deref()
+            }
             _ => None,
         }
     }

@@ -4,32 +4,13 @@
 
 use std::marker::PhantomData;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::protocol::{CallToolResponse, InputRequiredResult, JsonObject};
-
-/// The user's answer to one elicitation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ElicitResult {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The submitted form content (accepted form elicitations only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<JsonObject>,
-}
-
-/// What the user did with an elicitation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElicitAction {
-    /// Accepted (a form was submitted, or the user agreed to open the URL).
-    Accept,
-    /// Declined.
-    Decline,
-    /// Dismissed without a choice.
-    Cancel,
-}
+use crate::protocol::{
+    CallToolResponse, ElicitRequest, ElicitRequestParams, FormElicitationParams,
+    InputRequiredResult, JsonObject, UrlElicitationParams,
+};
 
 /// A flat form: an object schema whose properties are text, number, integer, yes/no,
 /// single-select or multi-select fields.
@@ -189,17 +170,6 @@ impl<T: Form> IntoFormSchema for FormOf<T> {
     }
 }
 
-/// One input request: an `elicitation/create` the client answers before retrying the call.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ElicitRequest(Value);
-
-impl ElicitRequest {
-    /// The wire form: `{"method": "elicitation/create", "params": {...}}`.
-    pub fn to_json(&self) -> Value {
-        self.0.clone()
-    }
-}
-
 /// A form elicitation.
 ///
 /// ```
@@ -207,22 +177,34 @@ impl ElicitRequest {
 ///     "Delete the repository?",
 ///     mcp::FormSchema::new().boolean("confirmed", "Confirm deletion", true),
 /// );
-/// assert_eq!(confirm.to_json()["params"]["mode"], "form");
+/// let wire = serde_json::to_value(&confirm).unwrap();
+/// assert_eq!(wire["method"], "elicitation/create");
+/// assert_eq!(wire["params"]["mode"], "form");
 /// ```
 pub fn elicit_form(message: impl Into<String>, schema: impl IntoFormSchema) -> ElicitRequest {
-    let schema = schema.into_form_schema().to_json();
-    ElicitRequest(json!({
-        "method": "elicitation/create",
-        "params": {"mode": "form", "message": message.into(), "requestedSchema": schema}
-    }))
+    let requested_schema = match schema.into_form_schema().to_json() {
+        Value::Object(o) => o,
+        _ => Map::new(),
+    };
+    ElicitRequest {
+        params: ElicitRequestParams::Form(FormElicitationParams {
+            message: message.into(),
+            requested_schema,
+            meta: None,
+        }),
+    }
 }
 
 /// A URL elicitation: the user opens `url` (outside the client) and completes a step there.
 pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> ElicitRequest {
-    ElicitRequest(json!({
-        "method": "elicitation/create",
-        "params": {"mode": "url", "message": message.into(), "url": url.into()}
-    }))
+    ElicitRequest {
+        params: ElicitRequestParams::Url(UrlElicitationParams {
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: None,
+            meta: None,
+        }),
+    }
 }
 
 /// An input-required answer of a basic tool: the elicitations to make and the state to
@@ -254,7 +236,11 @@ impl InputRequired {
 
 impl From<InputRequired> for InputRequiredResult {
     fn from(r: InputRequired) -> Self {
-        let requests: JsonObject = r.requests.into_iter().map(|(k, v)| (k, v.0)).collect();
+        let requests: JsonObject = r
+            .requests
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::to_value(v).unwrap_or(Value::Null)))
+            .collect();
         InputRequiredResult {
             input_requests: (!requests.is_empty()).then_some(requests),
             request_state: r.state,

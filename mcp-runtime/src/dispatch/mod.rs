@@ -29,8 +29,8 @@ pub use config::{
 };
 pub use context::RequestContext;
 pub use elicit::{
-    __form_field, ElicitAction, ElicitRequest, ElicitResult, Form, FormEnum, FormField, FormOf,
-    FormSchema, InputRequired, IntoFormSchema, ToolOutput, elicit_form, elicit_url, form_of,
+    __form_field, Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema,
+    ToolOutput, elicit_form, elicit_url, form_of,
 };
 pub use params::{AuthContext, Context, RequestMeta, ToolError};
 pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
@@ -294,6 +294,11 @@ impl Server {
     /// The session store (`None` for stateless services).
     pub fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
         self.inner.sessions.as_ref()
+    }
+
+    /// Ends every standalone SSE stream (on shutdown); requests keep being served.
+    pub fn close_streams(&self) {
+        self.inner.streams.close_all();
     }
 
     pub(crate) fn streams(&self) -> &Arc<Streams> {

@@ -56,7 +56,7 @@ pub struct Context {
 impl Context {
     /// The answer to input request `key`: `None` when the client did not answer it (or sent
     /// a shape that is not an elicitation result).
-    pub fn elicit_result(&self, key: &str) -> Option<super::ElicitResult> {
+    pub fn elicit_result(&self, key: &str) -> Option<crate::protocol::ElicitResult> {
         let value = self.input_responses.as_ref()?.get(key)?;
         serde_json::from_value(value.clone()).ok()
     }
@@ -66,7 +66,7 @@ impl Context {
     /// to `T`: treat `None` as "ask again".
     pub fn accepted_content<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         let result = self.elicit_result(key)?;
-        if result.action != super::ElicitAction::Accept {
+        if result.action != crate::protocol::ElicitAction::Accept {
             return None;
         }
         serde_json::from_value(Value::Object(result.content?)).ok()

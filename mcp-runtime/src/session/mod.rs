@@ -170,6 +170,11 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// How many live sessions the store holds (for metrics and tests).
     fn len(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
+
+    /// `true` when the store holds no live session.
+    fn is_empty(&self) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(async move { self.len().await.map(|n| n == 0) })
+    }
 }
 
 /// A new random session id: 128 bits, hex (visible ASCII, as the transport requires).

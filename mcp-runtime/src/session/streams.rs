@@ -131,6 +131,12 @@ impl Streams {
         })
     }
 
+    /// Ends every stream (server shutdown); buffered events are dropped.
+    pub(crate) fn close_all(&self) {
+        self.lock().clear();
+        self.pending_lock().clear();
+    }
+
     /// Forgets a session (deleted, evicted): its stream ends and its pending requests fail.
     pub(crate) fn close(&self, session: &str) {
         self.lock().remove(session);

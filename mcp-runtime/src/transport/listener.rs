@@ -55,7 +55,13 @@ impl StreamableHttpListener {
         signal: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
         let server = service.into_server()?;
-        let app = super::router(path, server);
+        let app = super::router(path, server.clone());
+        // Standalone SSE streams never end by themselves: close them when shutdown starts,
+        // so graceful shutdown only waits for in-flight requests.
+        let signal = async move {
+            signal.await;
+            server.close_streams();
+        };
         axum::serve(self.listener, app)
             .with_graceful_shutdown(signal)
             .await?;

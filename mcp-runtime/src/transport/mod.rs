@@ -32,7 +32,9 @@ use classify::{Route, classify, legacy_unsupported_header, protocol_version_head
 pub const MAX_BATCH: usize = 100;
 
 /// An axum [`Router`] serving `server` at `path`. Mount it into an existing application with
-/// [`Router::merge`], or serve it with [`StreamableHttpListener`].
+/// [`Router::merge`], or serve it with [`StreamableHttpListener`]. When you serve the router
+/// yourself with graceful shutdown, call [`Server::close_streams`] once shutdown starts:
+/// standalone SSE streams otherwise stay open until clients leave.
 ///
 /// ```
 /// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};

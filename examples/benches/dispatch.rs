@@ -1,0 +1,80 @@
+//! Per-request cost of the framework against a bare axum JSON handler, without sockets:
+//! `cargo bench -p mcp-examples --bench dispatch`.
+//!
+//! Each benchmark sends one request through `tower::ServiceExt::oneshot` of a router and reads
+//! the whole response body. The requests are the fixtures of [`mcp_examples::bench::Kind`]
+//! (the same bytes `examples/load.rs` sends over TCP): a modern `tools/call` and a legacy
+//! `tools/call` of the echo example's `echo` tool and a `server/discover`, all through
+//! `mcp::transport::router`, and the modern `tools/call` body through
+//! [`mcp_examples::bench::bare_router`]. Requests are built outside the timed section.
+
+// criterion_group! and criterion_main! generate undocumented public functions.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use axum::Router;
+use axum::body::Body;
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use http_body_util::BodyExt as _;
+use mcp_examples::bench::{Kind, bare_router};
+use tower::ServiceExt as _;
+
+fn routers() -> (Router, Router) {
+    let server = mcp_examples::echo::server()
+        .build()
+        .expect("the echo server builds");
+    (mcp::transport::router("/mcp", server), bare_router("/mcp"))
+}
+
+async fn roundtrip(router: Router, request: http::Request<Body>) -> bytes::Bytes {
+    let response = router.oneshot(request).await.expect("infallible");
+    assert!(response.status().is_success(), "{}", response.status());
+    response
+        .into_body()
+        .collect()
+        .await
+        .expect("in-memory body")
+        .to_bytes()
+}
+
+fn dispatch(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let (mcp_router, bare) = routers();
+
+    // Fail fast on a fixture the server refuses instead of timing error paths.
+    runtime.block_on(async {
+        for kind in [Kind::Modern, Kind::Legacy, Kind::Discover] {
+            let body = roundtrip(mcp_router.clone(), kind.request("/mcp")).await;
+            assert!(
+                !body.windows(8).any(|w| w == b"\"error\":"),
+                "{kind:?}: {}",
+                String::from_utf8_lossy(&body)
+            );
+        }
+    });
+
+    let mut group = c.benchmark_group("oneshot");
+    group.throughput(Throughput::Elements(1));
+    for (name, kind, router) in [
+        ("mcp_modern_tools_call", Kind::Modern, &mcp_router),
+        ("mcp_legacy_tools_call", Kind::Legacy, &mcp_router),
+        ("mcp_server_discover", Kind::Discover, &mcp_router),
+        ("bare_axum_json", Kind::Bare, &bare),
+    ] {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter_batched(
+                || (router.clone(), kind.request::<Body>("/mcp")),
+                |(router, request)| async move { black_box(roundtrip(router, request).await) },
+                BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch);
+criterion_main!(benches);

@@ -1,0 +1,201 @@
+//! The fixtures the official MCP conformance suite's server scenarios call
+//! (`@modelcontextprotocol/conformance`, run by `interop/run-conformance.sh`), as far as
+//! the framework serves them today: tools only. The contents match the suite's scenario
+//! descriptions and the reference fixtures of the TypeScript peer
+//! (`interop/server.mjs --conformance`).
+//!
+//! Not served yet, because the framework has no support for them: logging
+//! (`test_tool_with_logging`), progress (`test_tool_with_progress`), SSE stream control
+//! (`test_reconnection`), server→client requests (`test_sampling`, `test_elicitation*`),
+//! resources and prompts. `interop/conformance-baseline.yml` lists the scenarios that fail
+//! for that reason.
+
+use std::net::SocketAddr;
+
+use mcp::protocol::{JsonObject, ResourceContents};
+use mcp::{
+    AdvancedService, CallToolParams, CallToolResponse, CallToolResult, Content, ListToolsResult,
+    RequestContext, ServerError, ServiceConfig, Tool,
+};
+use serde_json::{Value, json};
+
+use crate::echo::object;
+
+/// A 1×1 PNG, base64 (the suite's "minimal test image").
+pub const TEST_IMAGE_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// A minimal WAV file (header and one silent sample), base64.
+pub const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+/// The text of `test_simple_text`.
+pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+
+/// The message of the `isError` result of `test_error_handling`.
+pub const ERROR_MESSAGE: &str = "This tool intentionally returns an error for testing";
+
+/// The name of the tool with a JSON Schema 2020-12 input schema (SEP-1613).
+pub const JSON_SCHEMA_2020_12_TOOL: &str = "json_schema_2020_12_tool";
+
+/// The conformance fixture service.
+#[derive(Clone, Debug)]
+pub struct Conformance {
+    tools: Vec<Tool>,
+}
+
+impl Default for Conformance {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn no_arguments() -> JsonObject {
+    object(json!({"type": "object", "properties": {}}))
+}
+
+/// The input schema of [`JSON_SCHEMA_2020_12_TOOL`], exactly as the suite's
+/// `json-schema-2020-12` scenario describes it.
+pub fn json_schema_2020_12() -> JsonObject {
+    object(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": false
+    }))
+}
+
+impl Conformance {
+    /// The service with its tool definitions.
+    pub fn new() -> Self {
+        let tool = |name: &str, description: &str| {
+            Tool::new(name, no_arguments()).with_description(description)
+        };
+        Self {
+            tools: vec![
+                tool("test_simple_text", "Returns simple text content"),
+                tool("test_image_content", "Returns image content"),
+                tool("test_audio_content", "Returns audio content"),
+                tool("test_embedded_resource", "Returns an embedded resource"),
+                tool(
+                    "test_multiple_content_types",
+                    "Returns text, image and resource content",
+                ),
+                tool("test_error_handling", "Always fails with a tool error"),
+                Tool::new(JSON_SCHEMA_2020_12_TOOL, json_schema_2020_12())
+                    .with_description("Tool with JSON Schema 2020-12 features (SEP-1613)"),
+            ],
+        }
+    }
+
+    /// The tool definitions, in listing order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+}
+
+/// An embedded text resource with a MIME type.
+fn embedded(uri: &str, mime_type: &str, text: String) -> Content {
+    Content::Resource {
+        resource: ResourceContents::Text {
+            uri: uri.to_owned(),
+            mime_type: Some(mime_type.to_owned()),
+            text,
+            meta: None,
+        },
+        annotations: None,
+        meta: None,
+    }
+}
+
+impl AdvancedService for Conformance {
+    async fn on_list_tools(
+        &self,
+        cursor: Option<String>,
+        _request: &RequestContext,
+    ) -> Result<ListToolsResult, ServerError> {
+        if let Some(cursor) = cursor {
+            return Err(ServerError::invalid_params(format!(
+                "Unknown cursor: {cursor}"
+            )));
+        }
+        Ok(ListToolsResult {
+            tools: self.tools.clone(),
+            ..ListToolsResult::default()
+        })
+    }
+
+    async fn on_call_tool(
+        &self,
+        params: CallToolParams,
+        _request: &RequestContext,
+    ) -> Result<CallToolResponse, ServerError> {
+        let result = match params.name.as_str() {
+            "test_simple_text" => CallToolResult::text(SIMPLE_TEXT),
+            "test_image_content" => {
+                CallToolResult::content(vec![Content::image(TEST_IMAGE_BASE64, "image/png")])
+            }
+            "test_audio_content" => {
+                CallToolResult::content(vec![Content::audio(TEST_AUDIO_BASE64, "audio/wav")])
+            }
+            "test_embedded_resource" => CallToolResult::content(vec![embedded(
+                "test://embedded-resource",
+                "text/plain",
+                "This is an embedded resource content.".to_owned(),
+            )]),
+            "test_multiple_content_types" => CallToolResult::content(vec![
+                Content::text("Multiple content types test:"),
+                Content::image(TEST_IMAGE_BASE64, "image/png"),
+                embedded(
+                    "test://mixed-content-resource",
+                    "application/json",
+                    json!({"test": "data", "value": 123}).to_string(),
+                ),
+            ]),
+            "test_error_handling" => CallToolResult::error(ERROR_MESSAGE),
+            JSON_SCHEMA_2020_12_TOOL => {
+                let args = Value::Object(params.arguments.unwrap_or_default());
+                CallToolResult::text(format!("JSON Schema 2020-12 tool called with: {args}"))
+            }
+            other => {
+                return Err(ServerError::invalid_params(format!(
+                    "Unknown tool: {other}"
+                )));
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+/// The conformance server's configuration.
+pub fn config() -> ServiceConfig {
+    ServiceConfig::new("mcp-conformance", env!("CARGO_PKG_VERSION"))
+        .instructions("Fixtures for the MCP conformance suite's server scenarios.")
+}
+
+/// The conformance server, ready to serve. Browser origins are refused; see
+/// [`server_at`] for the server that also accepts its own loopback origins.
+pub fn server() -> mcp::ServerBuilder {
+    mcp::Server::advanced(Conformance::new(), config())
+}
+
+/// The conformance server bound at `addr`: it accepts requests from the loopback origins
+/// of that port ([`loopback_origins`]) and refuses every other browser origin, which is
+/// what the suite's `dns-rebinding-protection` scenario checks.
+pub fn server_at(addr: SocketAddr) -> mcp::ServerBuilder {
+    server().configure(|c| c.allowed_origins(loopback_origins(addr)))
+}
+
+/// `http://127.0.0.1:<port>`, `http://localhost:<port>` and `http://[::1]:<port>`: the
+/// origins a page served by this machine on `addr`'s port has.
+pub fn loopback_origins(addr: SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .map(|host| format!("http://{host}:{port}"))
+        .collect()
+}

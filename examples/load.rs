@@ -1,0 +1,530 @@
+//! A closed-loop HTTP load generator for the MCP examples and the bare-axum baseline.
+//!
+//! ```text
+//! cargo run --release --example load -- --url http://127.0.0.1:9090/mcp --kind modern \
+//!     [--concurrency 32] [--duration 10] [--warmup 2] [--threads N]
+//! ```
+//!
+//! Each of `--concurrency` workers owns one keep-alive HTTP/1.1 connection (hyper 1 through
+//! hyper-util's tokio glue) and sends the same request over it in a loop, each request as
+//! soon as the previous answer has been read. Requests started during the warm-up are not
+//! counted; after it, every answer's latency goes into an HDR histogram, and an answer that is
+//! not 2xx, is not a JSON-RPC result, or is a tool result with `isError: true` counts as an
+//! error. The requests are the fixtures of [`mcp_examples::bench::Kind`]: `modern` (an
+//! enveloped 2026-07-28 `tools/call` of the echo example's `echo` tool), `legacy` (a
+//! stateless 2025-11-25 `tools/call` of the same tool), `discover` (`server/discover`) and
+//! `bare` (the modern body, sent to `examples/bare_axum.rs`).
+//!
+//! With `--server-pid PID` (Linux) it also reads the server's CPU time from `/proc` at the
+//! start and end of the measured window and reports the server's CPU time per request, a
+//! figure that other work on the machine disturbs far less than throughput.
+//!
+//! The report is printed twice: for people, then as one JSON line (the line starting with
+//! `{`) for scripts such as `scripts/load.sh`.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use http_body_util::{BodyExt as _, Full};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Request, Uri};
+use hyper_util::rt::TokioIo;
+use mcp_examples::bench::Kind;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+const USAGE: &str = "usage: load --url http://127.0.0.1:PORT/mcp --kind modern|legacy|discover|bare \
+[--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
+[--server-pid PID]";
+
+const WARMUP: u8 = 0;
+const MEASURE: u8 = 1;
+const STOP: u8 = 2;
+
+/// The command line.
+#[derive(Debug)]
+struct Args {
+    url: String,
+    kind: Kind,
+    concurrency: usize,
+    duration: Duration,
+    warmup: Duration,
+    threads: usize,
+    server_pid: Option<u32>,
+}
+
+impl Args {
+    fn parse() -> Result<Self, String> {
+        let mut args = Args {
+            url: String::new(),
+            kind: Kind::Modern,
+            concurrency: 32,
+            duration: Duration::from_secs(10),
+            warmup: Duration::from_secs(2),
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            server_pid: None,
+        };
+        let mut it = std::env::args().skip(1);
+        while let Some(arg) = it.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
+                None => (arg, None),
+            };
+            if flag == "-h" || flag == "--help" {
+                return Err(String::new());
+            }
+            let value = match inline.or_else(|| it.next()) {
+                Some(v) => v,
+                None => return Err(format!("{flag} needs a value")),
+            };
+            let bad = |what: &str| format!("{flag}: {what}, got {value:?}");
+            match flag.as_str() {
+                "--url" | "-u" => args.url = value,
+                "--kind" | "-k" => {
+                    args.kind = Kind::from_name(&value).ok_or_else(|| bad("unknown kind"))?;
+                }
+                "--concurrency" | "-c" => {
+                    args.concurrency = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| bad("expected a positive integer"))?;
+                }
+                "--threads" | "-t" => {
+                    args.threads = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| bad("expected a positive integer"))?;
+                }
+                "--duration" | "-d" => {
+                    args.duration = seconds(&value)
+                        .filter(|d| !d.is_zero())
+                        .ok_or_else(|| bad("expected positive seconds"))?;
+                }
+                "--server-pid" | "-p" => {
+                    args.server_pid = Some(value.parse().map_err(|_| bad("expected a pid"))?);
+                }
+                "--warmup" | "-w" => {
+                    args.warmup = seconds(&value).ok_or_else(|| bad("expected seconds"))?;
+                }
+                _ => return Err(format!("unknown option {flag}")),
+            }
+        }
+        if args.url.is_empty() {
+            return Err("--url is required".into());
+        }
+        Ok(args)
+    }
+}
+
+fn seconds(s: &str) -> Option<Duration> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+/// Where requests go and what they are; built once, cloned per request.
+struct Target {
+    addr: SocketAddr,
+    path: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Target {
+    fn new(url: &str, kind: Kind) -> Result<Self, String> {
+        let uri: Uri = url.parse().map_err(|e| format!("bad --url {url}: {e}"))?;
+        if uri.scheme_str() != Some("http") {
+            return Err(format!("--url must be an http:// URL, got {url}"));
+        }
+        let authority = uri.authority().ok_or("--url has no host")?.clone();
+        let port = authority.port_u16().unwrap_or(80);
+        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(authority.host(), port))
+            .map_err(|e| format!("cannot resolve {authority}: {e}"))?
+            .next()
+            .ok_or_else(|| format!("{authority} resolves to no address"))?;
+        let path: Uri = uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .parse()
+            .map_err(|e| format!("bad path in {url}: {e}"))?;
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HOST,
+            HeaderValue::from_str(authority.as_str()).map_err(|e| e.to_string())?,
+        );
+        for (name, value) in kind.headers() {
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        Ok(Target {
+            addr,
+            path,
+            headers,
+            body: Bytes::from_static(kind.body().as_bytes()),
+        })
+    }
+
+    fn request(&self) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(self.body.clone()));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = self.path.clone();
+        *request.headers_mut() = self.headers.clone();
+        request
+    }
+
+    async fn connect(&self) -> Result<SendRequest<Full<Bytes>>, String> {
+        let stream = tokio::net::TcpStream::connect(self.addr)
+            .await
+            .map_err(|e| format!("connect {}: {e}", self.addr))?;
+        let _ = stream.set_nodelay(true);
+        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| format!("handshake: {e}"))?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(sender)
+    }
+}
+
+/// One answer: its HTTP status and body, and whether it counts as a success.
+struct Answer {
+    status: u16,
+    body: Bytes,
+    ok: bool,
+}
+
+async fn exchange(
+    sender: &mut SendRequest<Full<Bytes>>,
+    request: Request<Full<Bytes>>,
+) -> Result<Answer, hyper::Error> {
+    sender.ready().await?;
+    let response = sender.send_request(request).await?;
+    let status = response.status();
+    let sse = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    let body = response.into_body().collect().await?.to_bytes();
+    let ok = status.is_success() && is_success(&body, sse);
+    Ok(Answer {
+        status: status.as_u16(),
+        body,
+        ok,
+    })
+}
+
+/// The parts of a JSON-RPC response that decide success; everything else is skipped.
+#[derive(Deserialize)]
+struct ResponseProbe {
+    result: Option<ResultProbe>,
+    error: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct ResultProbe {
+    #[serde(rename = "isError", default)]
+    is_error: bool,
+}
+
+/// A JSON-RPC result that is not a tool error; for SSE, the last `data:` line is the answer.
+fn is_success(body: &[u8], sse: bool) -> bool {
+    let json = if sse {
+        match body
+            .split(|b| *b == b'\n')
+            .filter_map(|line| line.strip_prefix(b"data:"))
+            .next_back()
+        {
+            Some(data) => data,
+            None => return false,
+        }
+    } else {
+        body
+    };
+    match serde_json::from_slice::<ResponseProbe>(json) {
+        Ok(r) => r.error.is_none() && r.result.is_some_and(|r| !r.is_error),
+        Err(_) => false,
+    }
+}
+
+/// What one worker measured.
+struct Tally {
+    latency_ns: Histogram<u64>,
+    ok: u64,
+    errors: u64,
+    first_error: Option<String>,
+}
+
+fn histogram() -> Histogram<u64> {
+    // 1 ns … 60 s at three significant digits.
+    Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("static histogram bounds are valid")
+}
+
+async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
+    let mut tally = Tally {
+        latency_ns: histogram(),
+        ok: 0,
+        errors: 0,
+        first_error: None,
+    };
+    let mut sender = None;
+    loop {
+        let started_in = phase.load(Ordering::Relaxed);
+        if started_in == STOP {
+            break;
+        }
+        let counted =
+            |phase: &AtomicU8| started_in == MEASURE && phase.load(Ordering::Relaxed) == MEASURE;
+        let s = match &mut sender {
+            Some(s) => s,
+            None => match target.connect().await {
+                Ok(s) => sender.insert(s),
+                Err(e) => {
+                    if counted(&phase) {
+                        tally.errors += 1;
+                    }
+                    tally.first_error.get_or_insert(e);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+        };
+        let start = Instant::now();
+        let outcome = exchange(s, target.request()).await;
+        let elapsed = start.elapsed();
+        let counted = counted(&phase);
+        match outcome {
+            Ok(answer) => {
+                if counted {
+                    let ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+                    tally.latency_ns.saturating_record(ns.max(1));
+                    if answer.ok {
+                        tally.ok += 1;
+                    } else {
+                        tally.errors += 1;
+                    }
+                }
+                if !answer.ok && tally.first_error.is_none() {
+                    tally.first_error = Some(describe(&answer));
+                }
+            }
+            Err(e) => {
+                sender = None;
+                if counted {
+                    tally.errors += 1;
+                }
+                tally.first_error.get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+    tally
+}
+
+fn describe(answer: &Answer) -> String {
+    let body = String::from_utf8_lossy(&answer.body);
+    let body: String = body.chars().take(400).collect();
+    format!("HTTP {}: {body}", answer.status)
+}
+
+/// The run's result.
+struct Report {
+    ok: u64,
+    errors: u64,
+    elapsed: Duration,
+    latency_ns: Histogram<u64>,
+    first_error: Option<String>,
+    server_cpu: Option<Duration>,
+}
+
+/// The CPU time (user + system) all threads of process `pid` have used so far, from
+/// `/proc/PID/task/*/schedstat` (nanosecond resolution); `None` where that is unavailable.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
+}
+
+async fn run(args: &Args) -> Result<Report, String> {
+    let target = Arc::new(Target::new(&args.url, args.kind)?);
+
+    // One request first, so that a misconfigured run fails loudly instead of measuring errors.
+    let mut sender = target.connect().await?;
+    let answer = exchange(&mut sender, target.request())
+        .await
+        .map_err(|e| format!("preflight request failed: {e}"))?;
+    if !answer.ok {
+        return Err(format!(
+            "preflight answer is an error: {}",
+            describe(&answer)
+        ));
+    }
+    eprintln!("preflight: {}", describe(&answer));
+    drop(sender);
+
+    let phase = Arc::new(AtomicU8::new(if args.warmup.is_zero() {
+        MEASURE
+    } else {
+        WARMUP
+    }));
+    let workers: Vec<_> = (0..args.concurrency)
+        .map(|_| tokio::spawn(worker(target.clone(), phase.clone())))
+        .collect();
+    tokio::time::sleep(args.warmup).await;
+    phase.store(MEASURE, Ordering::Relaxed);
+    let start = Instant::now();
+    let cpu_start = args.server_pid.and_then(cpu_time);
+    tokio::time::sleep(args.duration).await;
+    phase.store(STOP, Ordering::Relaxed);
+    let elapsed = start.elapsed();
+    let cpu_end = args.server_pid.and_then(cpu_time);
+    if args.server_pid.is_some() && cpu_end.is_none() {
+        eprintln!("load: cannot read the server's CPU time from /proc");
+    }
+
+    let mut report = Report {
+        ok: 0,
+        errors: 0,
+        elapsed,
+        latency_ns: histogram(),
+        first_error: None,
+        server_cpu: cpu_start.zip(cpu_end).map(|(a, b)| b.saturating_sub(a)),
+    };
+    for w in workers {
+        let tally = w.await.map_err(|e| format!("a worker failed: {e}"))?;
+        report.ok += tally.ok;
+        report.errors += tally.errors;
+        report
+            .latency_ns
+            .add(&tally.latency_ns)
+            .map_err(|e| format!("merging histograms: {e}"))?;
+        if report.first_error.is_none() {
+            report.first_error = tally.first_error;
+        }
+    }
+    Ok(report)
+}
+
+fn millis(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// Microseconds, to 0.1 µs.
+fn micros(ns: u64) -> f64 {
+    (ns as f64 / 100.0).round() / 10.0
+}
+
+fn main() -> ExitCode {
+    let args = match Args::parse() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("load: {e}");
+            }
+            eprintln!("{USAGE}");
+            return if e.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            };
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.threads)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("load: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let report = match runtime.block_on(run(&args)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("load: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+
+    let secs = report.elapsed.as_secs_f64();
+    let rps = report.ok as f64 / secs;
+    let h = &report.latency_ns;
+    let (p50, p90, p99, max) = (
+        h.value_at_quantile(0.50),
+        h.value_at_quantile(0.90),
+        h.value_at_quantile(0.99),
+        h.max(),
+    );
+    println!(
+        "{kind}: {url}, concurrency {c}, {t} client threads, warm-up {w:.1} s, measured {secs:.2} s",
+        kind = args.kind.name(),
+        url = args.url,
+        c = args.concurrency,
+        t = args.threads,
+        w = args.warmup.as_secs_f64(),
+    );
+    println!(
+        "  {ok} ok, {errors} errors, {rps:.0} req/s",
+        ok = report.ok,
+        errors = report.errors
+    );
+    println!(
+        "  latency p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        millis(p50),
+        millis(p90),
+        millis(p99),
+        millis(max)
+    );
+    let done = report.ok + report.errors;
+    let cpu_per_request = report
+        .server_cpu
+        .filter(|_| done > 0)
+        .map(|cpu| cpu.as_secs_f64() * 1e6 / done as f64);
+    if let (Some(cpu), Some(per)) = (report.server_cpu, cpu_per_request) {
+        println!(
+            "  server CPU {:.2} s = {:.0}% of one core, {per:.1} µs per request",
+            cpu.as_secs_f64(),
+            cpu.as_secs_f64() / secs * 100.0
+        );
+    }
+    if let Some(e) = &report.first_error {
+        println!("  first error: {e}");
+    }
+    let line = serde_json::json!({
+        "kind": args.kind.name(),
+        "url": args.url,
+        "concurrency": args.concurrency,
+        "threads": args.threads,
+        "warmup_s": args.warmup.as_secs_f64(),
+        "duration_s": secs,
+        "requests": report.ok,
+        "errors": report.errors,
+        "rps": (rps * 10.0).round() / 10.0,
+        "p50_us": micros(p50),
+        "p90_us": micros(p90),
+        "p99_us": micros(p99),
+        "max_us": micros(max),
+        "server_cpu_us_per_req": cpu_per_request.map(|v| (v * 100.0).round() / 100.0),
+    });
+    println!("{line}");
+    if report.errors > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

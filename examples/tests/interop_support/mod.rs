@@ -1,0 +1,209 @@
+//! Helpers shared by the tests that drive example servers with the real peers pinned in
+//! `interop/` (TypeScript SDK clients, the official conformance suite): locating the
+//! repository and Node, serving a service in-process on a loopback port, and running a
+//! child process with a deadline.
+
+#![allow(dead_code)] // each test crate uses a different subset
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt as _;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// How long one peer process may run before it is killed.
+pub const PEER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The repository root (the parent of this package's manifest directory).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the examples package lives inside the repository")
+        .to_path_buf()
+}
+
+/// `interop/` in the repository.
+pub fn interop_dir() -> PathBuf {
+    repo_root().join("interop")
+}
+
+/// Panics with an actionable message unless the npm peers are installed.
+pub fn require_peers() {
+    let modules = interop_dir().join("node_modules");
+    for package in [
+        "@modelcontextprotocol/client",
+        "@modelcontextprotocol/sdk",
+        "@modelcontextprotocol/conformance",
+    ] {
+        assert!(
+            modules.join(package).is_dir(),
+            "the interop peers are not installed ({} is missing): run `npm ci` in {}",
+            modules.join(package).display(),
+            interop_dir().display()
+        );
+    }
+}
+
+/// The Node binary for the peers: `interop/node_modules/.bin/node` (Node 22, installed by
+/// `npm ci`), else `node` on `PATH`. Panics when neither runs.
+pub fn node() -> PathBuf {
+    require_peers();
+    let local = interop_dir().join("node_modules/.bin/node");
+    let candidate = if local.exists() {
+        local
+    } else {
+        PathBuf::from("node")
+    };
+    let runs = std::process::Command::new(&candidate)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        runs,
+        "cannot run Node ({}): run `npm ci` in {} (it installs Node 22 into node_modules/.bin)",
+        candidate.display(),
+        interop_dir().display()
+    );
+    candidate
+}
+
+/// A server running in-process on `127.0.0.1:<free port>`, stopped by [`TestServer::stop`]
+/// (or, without waiting, when dropped).
+pub struct TestServer {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// `http://<addr>/mcp`.
+    pub url: String,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), mcp::Error>>>,
+}
+
+impl TestServer {
+    /// Binds a loopback port, builds the service with `make(addr)` and serves it at `/mcp`.
+    pub async fn start(make: impl FnOnce(SocketAddr) -> mcp::ServerBuilder) -> Self {
+        let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local address");
+        let server = make(addr);
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(listener.serve_with_shutdown("/mcp", server, async move {
+            let _ = rx.await;
+        }));
+        Self {
+            addr,
+            url: format!("http://{addr}/mcp"),
+            shutdown: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    /// Signals shutdown and asserts that the server stops cleanly within 10 seconds.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let task = self.task.take().expect("the server task");
+        match tokio::time::timeout(Duration::from_secs(10), task).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => panic!("the server failed: {e}"),
+            Ok(Err(e)) => panic!("the server task panicked: {e}"),
+            Err(_) => panic!("the server did not shut down within 10 s"),
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// What a finished (or killed) child process left behind.
+#[derive(Debug)]
+pub struct ProcessOutput {
+    /// The command line, for messages.
+    pub command: String,
+    /// The exit status; `None` when the process was killed at the deadline.
+    pub status: Option<ExitStatus>,
+    /// Everything written to stdout.
+    pub stdout: String,
+    /// Everything written to stderr.
+    pub stderr: String,
+}
+
+impl ProcessOutput {
+    /// Whether the process exited with status 0.
+    pub fn success(&self) -> bool {
+        self.status.is_some_and(|s| s.success())
+    }
+
+    /// A report of the run: command, status, stdout and stderr.
+    pub fn report(&self) -> String {
+        let status = match self.status {
+            Some(s) => s.to_string(),
+            None => format!("killed after {} s", PEER_TIMEOUT.as_secs()),
+        };
+        format!(
+            "command: {}\nstatus: {status}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.command, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `program args…` in `cwd` in its own process group, killing the whole group when it
+/// outlives `timeout`.
+pub async fn run(program: &Path, args: &[&str], cwd: &Path, timeout: Duration) -> ProcessOutput {
+    let command = format!("{} {}", program.display(), args.join(" "));
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start `{command}`: {e}"));
+    let collect = |pipe: Option<Box<dyn tokio::io::AsyncRead + Send + Unpin>>| {
+        tokio::spawn(async move {
+            let mut buf = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut buf).await;
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let stdout = collect(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = collect(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = match tokio::time::timeout(timeout, child.wait()).await {
+        Ok(status) => Some(status.unwrap_or_else(|e| panic!("waiting for `{command}`: {e}"))),
+        Err(_) => {
+            if let Some(pid) = child.id() {
+                // The whole group: a shell script's children hold the pipes open too.
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{pid}")])
+                    .status();
+            }
+            let _ = child.kill().await;
+            None
+        }
+    };
+    let read = |task: JoinHandle<String>| async move {
+        match tokio::time::timeout(Duration::from_secs(5), task).await {
+            Ok(Ok(text)) => text,
+            _ => String::from("<output not available>"),
+        }
+    };
+    ProcessOutput {
+        command,
+        status,
+        stdout: read(stdout).await,
+        stderr: read(stderr).await,
+    }
+}

@@ -1,0 +1,233 @@
+//! Smoke test of the built example binaries (`cargo test` builds the examples into
+//! `target/<profile>/examples/`): each one started the way scripts start it
+//! (`MCP_ADDR=127.0.0.1:0`) prints `listening http://<addr>/mcp`, answers a real HTTP
+//! `initialize` on that address, and exits with status 0 on SIGTERM.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const STARTUP: Duration = Duration::from_secs(30);
+const SHUTDOWN: Duration = Duration::from_secs(5);
+
+/// `target/<profile>/examples/<name>`: the test binary lives in `target/<profile>/deps/`.
+fn example_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current test executable");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("the test binary lives in target/<profile>/deps");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "example binary {} not found: run the tests with `cargo test -p mcp-examples`, which builds the examples",
+        path.display()
+    );
+    path
+}
+
+/// Kills the child when a test fails half-way.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// One `initialize` POST over a plain TCP connection; returns the status line and body.
+fn initialize(addr: SocketAddr) -> (String, Value, Option<String>) {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "smoke-test", "version": "1.0.0"}
+        }
+    })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).expect("connect to the example");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    stream.write_all(request.as_bytes()).expect("send request");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("read the response");
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP header/body separator in {response:?}"));
+    let status = head.lines().next().unwrap_or_default().to_owned();
+    let session = head
+        .lines()
+        .find_map(|l| {
+            l.split_once(':')
+                .filter(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
+        })
+        .map(|(_, v)| v.trim().to_owned());
+    let body = serde_json::from_str(body)
+        .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {response:?}"));
+    (status, body, session)
+}
+
+/// Opens the session's standalone SSE stream (GET) and waits for its first bytes; the
+/// connection stays open until the returned stream is dropped.
+fn open_stream(addr: SocketAddr, session: &str) -> TcpStream {
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
+         Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    let mut stream = TcpStream::connect(addr).expect("connect to the example");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    stream.write_all(request.as_bytes()).expect("send request");
+    let mut first = [0u8; 64];
+    let n = stream.read(&mut first).expect("read the stream's head");
+    assert!(
+        String::from_utf8_lossy(&first[..n]).starts_with("HTTP/1.1 200"),
+        "GET stream refused"
+    );
+    stream
+}
+
+fn smoke(name: &str, server_name: &str) {
+    let binary = example_binary(name);
+    let child = Command::new(&binary)
+        .env("MCP_ADDR", "127.0.0.1:0")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+    let mut child = Running(child);
+    let mut stderr = child.0.stderr.take().expect("stderr");
+    let stderr = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+
+    // The first stdout line announces the address.
+    let stdout = child.0.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let _ = tx.send(lines.next());
+        for _ in lines {}
+    });
+    let line = match rx.recv_timeout(STARTUP) {
+        Ok(Some(Ok(line))) => line,
+        other => panic!("{name}: no `listening` line within {STARTUP:?}: {other:?}"),
+    };
+    let url = line
+        .strip_prefix("listening ")
+        .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"));
+    let addr: SocketAddr = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("{name}: not `http://<addr>/mcp`: {url:?}"));
+    assert!(addr.ip().is_loopback(), "{name} bound {addr}");
+    assert_ne!(addr.port(), 0, "{name} printed port 0");
+
+    let (status, body, session) = initialize(addr);
+    assert_eq!(status, "HTTP/1.1 200 OK", "{name}: {body}");
+    assert_eq!(body["id"], 1, "{name}: {body}");
+    assert_eq!(
+        body["result"]["protocolVersion"], "2025-11-25",
+        "{name}: {body}"
+    );
+    assert_eq!(
+        body["result"]["serverInfo"]["name"], server_name,
+        "{name}: {body}"
+    );
+
+    // An open standalone SSE stream must not keep the server from shutting down.
+    let _stream = session.map(|id| open_stream(addr, &id));
+
+    let pid = child.0.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("run kill");
+    assert!(killed.success(), "kill -TERM {pid} failed");
+    let deadline = Instant::now() + SHUTDOWN;
+    let status = loop {
+        if let Some(status) = child.0.try_wait().expect("wait for the example") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name} did not exit within {SHUTDOWN:?} of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = stderr.join().unwrap_or_default();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "{name} exited with {status} after SIGTERM\n--- stderr ---\n{stderr}"
+    );
+    assert!(
+        stderr.contains("shut down"),
+        "{name} did not log its shutdown\n--- stderr ---\n{stderr}"
+    );
+}
+
+#[test]
+fn echo_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("echo", "echo");
+}
+
+#[test]
+fn crypto_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("crypto", "crypto");
+}
+
+#[test]
+fn conformance_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("conformance", "mcp-conformance");
+}
+
+#[test]
+fn weather_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("weather", "weather");
+}
+
+#[test]
+fn calculator_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("calculator", "calculator");
+}
+
+#[test]
+fn shopping_cart_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("shopping_cart", "shopping-cart");
+}
+
+#[test]
+fn table_booking_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("table_booking", "restaurant");
+}
+
+#[test]
+fn calendar_connect_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("calendar_connect", "calendar");
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Throughput and latency of the MCP runtime against a bare axum JSON handler, measured in
+# the same run on the same machine.
+#
+#   scripts/load.sh [-c CONCURRENCY] [-d SECONDS] [-w SECONDS] [-t CLIENT_THREADS]
+#                   [-r ROUNDS] [--pin] [--no-build]
+#
+# Builds the release examples, starts `echo` (the MCP echo service) and `bare_axum` on free
+# loopback ports, and runs `examples/load.rs` against them: a modern (2026-07-28) tools/call,
+# a stateless legacy tools/call, and the same modern body against bare axum, each with the
+# same concurrency and duration. Prints one block per run and a table with throughput ratios
+# against bare axum, and the server's CPU time per request (read from /proc; other work on
+# the machine disturbs it far less than throughput). With -r N every kind runs N times,
+# interleaved, and the table keeps each kind's best run and its least CPU per request.
+#
+# Environment equivalents: LOAD_CONCURRENCY (32), LOAD_DURATION (10), LOAD_WARMUP (2),
+# LOAD_THREADS (client threads, default: the CPU count), LOAD_ROUNDS (1), LOAD_PIN (0),
+# LOAD_KINDS ("modern legacy bare"), LOAD_SESSIONS (1: also measure memory per idle legacy
+# session and sessions created per second with examples/session_memory.rs, at 10,000 and
+# 100,000 sessions; 0 skips it). CARGO_TARGET_DIR is honoured.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CONCURRENCY=${LOAD_CONCURRENCY:-32}
+DURATION=${LOAD_DURATION:-10}
+WARMUP=${LOAD_WARMUP:-2}
+THREADS=${LOAD_THREADS:-}
+ROUNDS=${LOAD_ROUNDS:-1}
+PIN=${LOAD_PIN:-0}
+KINDS=${LOAD_KINDS:-"modern legacy bare"}
+BUILD=1
+
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -c|--concurrency) CONCURRENCY=$2; shift 2 ;;
+    -d|--duration) DURATION=$2; shift 2 ;;
+    -w|--warmup) WARMUP=$2; shift 2 ;;
+    -t|--threads) THREADS=$2; shift 2 ;;
+    -r|--rounds) ROUNDS=$2; shift 2 ;;
+    --pin) PIN=1; shift ;;
+    --no-build) BUILD=0; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "load.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=$TARGET_DIR/release/examples
+if [ "$BUILD" = 1 ]; then
+  (cd "$ROOT" && cargo build --release --examples -p mcp-examples)
+fi
+for b in echo bare_axum load session_memory; do
+  [ -x "$BIN/$b" ] || { echo "load.sh: $BIN/$b is missing (build without --no-build)" >&2; exit 1; }
+done
+
+# With --pin, the servers get CPU 0 and the load generator CPU 1.
+SERVER_CPU=()
+CLIENT_CPU=()
+if [ "$PIN" = 1 ]; then
+  SERVER_CPU=(taskset -c 0)
+  CLIENT_CPU=(taskset -c 1)
+fi
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${PIDS[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# start NAME: runs the example on a free port and sets URL to its endpoint.
+start() {
+  local name=$1
+  MCP_ADDR=127.0.0.1:0 RUST_LOG=${RUST_LOG:-warn} "${SERVER_CPU[@]}" "$BIN/$name" \
+    >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PIDS+=($!)
+  PID=$!
+  local line=
+  for _ in $(seq 100); do
+    line=$(sed -n 's/^listening //p' "$WORK/$name.out")
+    [ -n "$line" ] && break
+    sleep 0.1
+  done
+  if [ -z "$line" ]; then
+    echo "load.sh: $name did not print its listening line; stderr:" >&2
+    cat "$WORK/$name.err" >&2
+    exit 1
+  fi
+  URL=$line
+}
+
+start echo
+ECHO_URL=$URL ECHO_PID=$PID
+start bare_axum
+BARE_URL=$URL BARE_PID=$PID
+echo "echo at $ECHO_URL, bare_axum at $BARE_URL"
+echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+THREAD_ARGS=()
+[ -n "$THREADS" ] && THREAD_ARGS=(--threads "$THREADS")
+RESULTS=$WORK/results.jsonl
+FAILED=0
+for round in $(seq "$ROUNDS"); do
+  for kind in $KINDS; do
+    url=$ECHO_URL pid=$ECHO_PID
+    [ "$kind" = bare ] && url=$BARE_URL pid=$BARE_PID
+    [ "$ROUNDS" -gt 1 ] && echo "round $round/$ROUNDS"
+    out=$("${CLIENT_CPU[@]}" "$BIN/load" --url "$url" --kind "$kind" --concurrency "$CONCURRENCY" \
+      --duration "$DURATION" --warmup "$WARMUP" --server-pid "$pid" "${THREAD_ARGS[@]}") || FAILED=1
+    echo "$out" | grep -v '^{'
+    echo "$out" | grep '^{' >>"$RESULTS" || true
+  done
+done
+
+CPUS=$(nproc)
+echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "== modern and legacy MCP vs bare axum: concurrency $CONCURRENCY, ${DURATION} s after ${WARMUP} s warm-up, best of $ROUNDS =="
+awk -v kinds="$KINDS" '
+  function field(line, key,    m) {
+    if (match(line, "\"" key "\":(\"[^\"]*\"|[-0-9.eE+]+)")) {
+      m = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
+      gsub(/"/, "", m)
+      return m
+    }
+    return ""
+  }
+  {
+    k = field($0, "kind"); r = field($0, "rps") + 0
+    if (!(k in rps) || r > rps[k]) {
+      rps[k] = r; p50[k] = field($0, "p50_us"); p99[k] = field($0, "p99_us")
+      err[k] = field($0, "errors")
+    }
+    c = field($0, "server_cpu_us_per_req")
+    if (c != "" && c != "null" && (!(k in cpu) || c + 0 < cpu[k])) cpu[k] = c + 0
+  }
+  END {
+    printf "%-8s %10s %10s %10s %7s %8s %13s %9s\n", "kind", "req/s", "p50 (ms)", "p99 (ms)", "errors", "vs bare", "srv us/req", "CPU bare/x"
+    n = split(kinds, order, " ")
+    for (i = 1; i <= n; i++) {
+      k = order[i]
+      if (!(k in rps)) continue
+      ratio = ("bare" in rps && rps["bare"] > 0) ? sprintf("%.2f", rps[k] / rps["bare"]) : "-"
+      c = (k in cpu) ? sprintf("%.1f", cpu[k]) : "-"
+      cr = ((k in cpu) && ("bare" in cpu) && cpu[k] > 0) ? sprintf("%.2f", cpu["bare"] / cpu[k]) : "-"
+      printf "%-8s %10.0f %10.3f %10.3f %7d %8s %13s %9s\n", k, rps[k], p50[k] / 1000, p99[k] / 1000, err[k], ratio, c, cr
+    }
+    if ("bare" in rps && rps["bare"] > 0) {
+      if ("modern" in rps) printf "modern/bare throughput: %.2f (target >= 0.60, goal 0.80)\n", rps["modern"] / rps["bare"]
+      if ("legacy" in rps) printf "legacy/bare throughput: %.2f\n", rps["legacy"] / rps["bare"]
+    }
+    if ("bare" in cpu && "modern" in cpu && cpu["modern"] > 0)
+      printf "server CPU per request, bare/modern: %.2f (the throughput ratio a CPU-bound server on its own cores would reach)\n", cpu["bare"] / cpu["modern"]
+  }' "$RESULTS"
+if [ "$PIN" = 1 ]; then
+  echo "note: servers pinned to CPU 0, the load generator to CPU 1."
+else
+  echo "note: the load generator shares this machine's $CPUS CPU(s) with the server under test, for every row alike;"
+  echo "      compare the ratios, not the absolute figures (try --pin for a server-on-one-core view)."
+fi
+
+# Memory per idle legacy session (RSS growth / count) and sessions created per second, with
+# the in-memory store: straight through the store, and through HTTP initialize in-process.
+if [ "${LOAD_SESSIONS:-1}" = 1 ]; then
+  echo
+  echo "== memory per idle session, in-memory store (targets: <= 1 KiB per session, 100,000 within 150 MB) =="
+  for mode in store http; do
+    for n in 10000 100000; do
+      "$BIN/session_memory" --mode "$mode" --check "$n" || FAILED=1
+    done
+  done
+fi
+exit "$FAILED"

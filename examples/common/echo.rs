@@ -6,6 +6,23 @@ use mcp::{
 };
 use serde_json::json;
 
+static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+
+/// The tool list, built once.
+fn echo_tools() -> Vec<Tool> {
+    let input = json!({
+        "type": "object",
+        "properties": {"value": {"type": "string", "description": "The text to echo"}},
+        "required": ["value"]
+    });
+    let output = json!({"type": "string"});
+    vec![
+        Tool::new("echo", object(input))
+            .with_description("Echo the value back")
+            .with_output_schema(object(output)),
+    ]
+}
+
 /// The echo service.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Echo;
@@ -21,17 +38,9 @@ impl AdvancedService for Echo {
                 "Unknown cursor: {cursor}"
             )));
         }
-        let input = json!({
-            "type": "object",
-            "properties": {"value": {"type": "string", "description": "The text to echo"}},
-            "required": ["value"]
-        });
-        let output = json!({"type": "string"});
-        let tool = Tool::new("echo", object(input))
-            .with_description("Echo the value back")
-            .with_output_schema(object(output));
+        let tools = TOOLS.get_or_init(echo_tools).clone();
         Ok(ListToolsResult {
-            tools: vec![tool],
+            tools,
             ..ListToolsResult::default()
         })
     }
@@ -60,7 +69,10 @@ impl AdvancedService for Echo {
 
 /// The echo server's configuration.
 pub fn config() -> ServiceConfig {
-    ServiceConfig::new("echo", env!("CARGO_PKG_VERSION")).instructions("Echoes text back.")
+    ServiceConfig::new("echo", env!("CARGO_PKG_VERSION"))
+        .instructions("Echoes text back.")
+        // The tool list never changes: clients (and the server's own tool lookup) may reuse it.
+        .list_tools_cache(mcp::CacheHint::new(60_000, mcp::CacheScope::Public))
 }
 
 /// The echo server, ready to serve.

@@ -120,6 +120,9 @@ pub struct ToolDef {
     pub output: Option<Type>,
     /// `async fn`.
     pub is_async: bool,
+    /// The method has generic parameters (an MCP_201 error): its types cannot be checked
+    /// outside the method, so no check is generated for it.
+    pub generic: bool,
     /// `#[cfg]` attributes, copied onto every fragment generated for the tool.
     pub cfg_attrs: Vec<Attribute>,
     /// Lint attributes of the method.

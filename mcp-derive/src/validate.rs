@@ -180,4 +180,149 @@ mod tests {
         );
         assert!(errs.is_empty(), "{errs:#?}");
     }
+
+    /// Errors of `src` (an impl block) with `args` (the attribute's arguments), each with the
+    /// text its span starts at in `args` or `src`. Parsing from strings gives the tokens
+    /// real positions.
+    fn located(args: &str, src: &str) -> Vec<(String, String)> {
+        let args_tokens: proc_macro2::TokenStream = args.parse().expect("arguments");
+        let mut item: syn::ItemImpl = syn::parse_str(src).expect("an impl block");
+        let cx = Ctxt::new();
+        let svc = parse::service(&cx, args_tokens, &mut item);
+        service(&cx, &svc);
+        let text_at = |text: &str, line: usize, column: usize| {
+            text.lines()
+                .nth(line.wrapping_sub(1))
+                .map(|l| l.chars().skip(column).collect::<String>())
+                .unwrap_or_default()
+        };
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e
+                .into_iter()
+                .map(|e| {
+                    let start = e.span().start();
+                    // Each parsed string is its own source: an error in the arguments has
+                    // positions within `args`.
+                    let in_args = e.span().source_text().is_some_and(|t| args.contains(&t))
+                        && !src.contains(&e.span().source_text().unwrap_or_default());
+                    let text = if in_args { args } else { src };
+                    (e.to_string(), text_at(text, start.line, start.column))
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn each_problem_is_reported_once_at_its_token() {
+        let src = r##"impl S {
+    pub fn a(&self, #[argument(header = "Region")] r: String, #[argument(header = "REGION")] s: String) {}
+    pub fn b(&self, #[argument(header = "bad name")] r: String, #[header("X Y")] h: String) {}
+    #[tool(structured_output = false, output_schema = r#"{"type":"string"}"#)]
+    pub fn c(&self) {}
+    #[tool(schema = r#"{"type":"object"}"#)]
+    pub fn d(&self, #[argument(header = "H")] h: String) {}
+    #[tool(name = "a")]
+    pub fn e(&self, (x, y): (i32, i32)) {}
+    pub fn f<T>(&self) {}
+    pub fn g(&mut self) {}
+}"##;
+        let errs = located("name = \"x\"", src);
+        let expect = [
+            ("MCP_217", "\"REGION\""),
+            ("MCP_216", "\"bad name\""),
+            ("MCP_208", "\"X Y\""),
+            ("MCP_221", "r#\"{\"type\":\"string\"}\"#"),
+            ("MCP_218", "\"H\""),
+            ("duplicate tool name `a`", "\"a\""),
+            ("MCP_201: the tool's input schema", "(x, y)"),
+            ("MCP_201: the input schema of `f`", "<T>"),
+            ("tool `g` must take `&self`", "&mut self"),
+        ];
+        assert_eq!(errs.len(), expect.len(), "{errs:#?}");
+        for (message, token) in expect {
+            let found = errs.iter().find(|(m, _)| m.starts_with(message));
+            let Some((m, at)) = found else {
+                panic!("no error starting with {message:?}: {errs:#?}")
+            };
+            assert!(
+                at.starts_with(token),
+                "{m:?} points at {at:?}, not at {token:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn advanced_errors_point_at_their_tokens() {
+        let src = r#"impl S {
+    pub fn on_call_tool(&self) {}
+    pub fn helper(&self) {}
+}"#;
+        let errs = located("advanced", src);
+        assert_eq!(errs.len(), 3, "{errs:#?}");
+        for (message, token) in [
+            ("MCP_211", "(&self)"),
+            ("MCP_213", "helper"),
+            ("MCP_210", "S {"),
+        ] {
+            let (m, at) = errs
+                .iter()
+                .find(|(m, _)| m.starts_with(message))
+                .unwrap_or_else(|| panic!("no {message}: {errs:#?}"));
+            assert!(
+                at.starts_with(token),
+                "{m:?} points at {at:?}, not at {token:?}"
+            );
+        }
+        assert!(
+            errs.iter()
+                .any(|(m, _)| m.contains("missing: `on_list_tools`")),
+            "{errs:#?}"
+        );
+    }
+
+    #[test]
+    fn darling_errors_keep_their_spans_and_do_not_stop_the_rest() {
+        let src = r#"impl S {
+    #[tool(nmae = "x")]
+    pub fn a(&self, #[argument(header = "bad name")] r: String) {}
+}"#;
+        let errs = located("protocol_mode = \"future\"", src);
+        assert_eq!(errs.len(), 3, "{errs:#?}");
+        assert!(
+            errs.iter()
+                .any(|(m, at)| m.starts_with("unknown protocol mode `future`")
+                    && at.starts_with("\"future\"")),
+            "{errs:#?}"
+        );
+        assert!(
+            errs.iter()
+                .any(|(m, at)| m.contains("nmae") && m.contains("name") && at.starts_with("nmae")),
+            "{errs:#?}"
+        );
+        assert!(
+            errs.iter().any(|(m, _)| m.starts_with("MCP_216")),
+            "{errs:#?}"
+        );
+    }
+
+    #[test]
+    fn self_in_signatures_names_the_type_where_self_was_written() {
+        let src = "impl Counter { pub fn add(&self, other: Self, all: Vec<Self>) -> Option<Self> { None } }";
+        let mut item: syn::ItemImpl = syn::parse_str(src).unwrap();
+        let cx = Ctxt::new();
+        let svc = parse::service(&cx, quote::quote!(), &mut item);
+        cx.check().unwrap();
+        let tool = &svc.tools[0];
+        let types: Vec<_> = tool
+            .params
+            .iter()
+            .map(|p| &p.ty)
+            .chain(&tool.output)
+            .map(|t| quote::ToTokens::to_token_stream(t).to_string())
+            .collect();
+        assert_eq!(types, ["Counter", "Vec < Counter >", "Option < Counter >"]);
+        let span = syn::spanned::Spanned::span(&tool.params[0].ty);
+        assert_eq!(span.source_text().as_deref(), Some("Self"));
+    }
 }

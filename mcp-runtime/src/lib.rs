@@ -4,6 +4,7 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+pub mod diagnostics;
 pub mod dispatch;
 mod error;
 pub mod protocol;
@@ -24,7 +25,6 @@ pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
 };
-pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use error::{Error, InvalidParamsError, ServerError};
 pub use mcp_derive::Form;
 pub use mcp_derive::service;
@@ -32,6 +32,7 @@ pub use protocol::{
     CacheScope, CallToolParams, CallToolResponse, CallToolResult, Content, Implementation,
     InputRequiredResult, ListToolsResult, Tool, ToolAnnotations,
 };
+pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};
 pub use session::HttpSession;
 pub use transport::StreamableHttpListener;

@@ -105,7 +105,13 @@ async fn modern_list_carries_hints_result_type_and_server_info() {
 async fn handler_cache_hint_wins_and_negative_is_sent_as_zero() {
     let config =
         ServiceConfig::new("t", "1").list_tools_cache(CacheHint::new(1000, CacheScope::Public));
-    let app = router_with(config.clone(), TestService { list_ttl: Some(5) });
+    let app = router_with(
+        config.clone(),
+        TestService {
+            list_ttl: Some(5),
+            ..TestService::default()
+        },
+    );
     let r = send(
         &app,
         modern_request(&modern_body(json!(0), "tools/list", Value::Null)),
@@ -113,7 +119,13 @@ async fn handler_cache_hint_wins_and_negative_is_sent_as_zero() {
     .await;
     assert_eq!(r.result()["ttlMs"], 5);
     assert_eq!(r.result()["cacheScope"], "public");
-    let app = router_with(config, TestService { list_ttl: Some(-7) });
+    let app = router_with(
+        config,
+        TestService {
+            list_ttl: Some(-7),
+            ..TestService::default()
+        },
+    );
     let r = send(
         &app,
         modern_request(&modern_body(json!(0), "tools/list", Value::Null)),
@@ -1029,4 +1041,46 @@ async fn sse_only_clients_get_an_event_stream() {
         .trim_end();
     let v: Value = serde_json::from_str(data).unwrap();
     assert_eq!(v["id"], 1);
+}
+
+#[tokio::test]
+async fn advanced_tool_lookup_reuses_the_list_while_its_hint_is_fresh() {
+    use std::sync::atomic::Ordering;
+    // No hint: every modern call reads the pages (three here, the tool is on the last).
+    let service = TestService::default();
+    let calls = service.list_calls.clone();
+    let app = router_with(ServiceConfig::new("t", "1"), service);
+    let call = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "weather", "arguments": {"region": "x"}}),
+    );
+    for _ in 0..2 {
+        send(
+            &app,
+            with_header(modern_request(&call), "mcp-param-region", "x"),
+        )
+        .await
+        .result();
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 6);
+    // A fresh hint: the pages are read once, and the header rules still apply.
+    let service = TestService {
+        list_ttl: Some(60_000),
+        ..TestService::default()
+    };
+    let calls = service.list_calls.clone();
+    let app = router_with(ServiceConfig::new("t", "1"), service);
+    for _ in 0..3 {
+        send(
+            &app,
+            with_header(modern_request(&call), "mcp-param-region", "x"),
+        )
+        .await
+        .result();
+    }
+    send(&app, modern_request(&call))
+        .await
+        .assert_error(400, -32020, json!(1));
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
 }

@@ -2,7 +2,7 @@
 //! `on_call_tool` by type and maps their results.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{config, wire_name};
@@ -13,9 +13,17 @@ pub fn handler(svc: &ServiceDef, adv: &AdvancedDef) -> TokenStream {
     let k = &svc.krate;
     let self_ty = &svc.self_ty;
     let config = config(svc);
-    let list = method_call(k, &adv.list, quote!(bind_list), quote!(list_return));
-    let call = method_call(k, &adv.call, quote!(bind_call), quote!(call_return));
+    let list = method_call(k, &adv.list, "list", quote!(bind_list), quote!(list_return));
+    let call = method_call(k, &adv.call, "call", quote!(bind_call), quote!(call_return));
+    let kind_fns = kind_fns(k, &adv.list, "list", quote!(#k::__private::ListBind)).chain(kind_fns(
+        k,
+        &adv.call,
+        "call",
+        quote!(#k::__private::CallBind),
+    ));
     quote! {
+        #(#kind_fns)*
+
         impl #k::ServiceHandler for #self_ty {
             fn config(&self) -> #k::ServiceConfig {
                 #config
@@ -56,13 +64,48 @@ pub fn handler(svc: &ServiceDef, adv: &AdvancedDef) -> TokenStream {
     }
 }
 
+/// The kind functions of both methods, for the error path: they carry the MCP_211 checks,
+/// and nothing uses them there.
+pub fn all_kind_fns(k: &syn::Path, adv: &AdvancedDef) -> TokenStream {
+    kind_fns(k, &adv.list, "list", quote!(#k::__private::ListBind))
+        .chain(kind_fns(
+            k,
+            &adv.call,
+            "call",
+            quote!(#k::__private::CallBind),
+        ))
+        .map(|f| quote!(#[allow(dead_code)] #f))
+        .collect()
+}
+
+fn kind_fn_name(tag: &str, param: usize) -> syn::Ident {
+    format_ident!("__mcp_{}_kind_{}", tag, param)
+}
+
+/// One function per parameter (except `#[header]` values) returning its kind as an opaque
+/// `ListBind`/`CallBind`, so a parameter the method cannot take is reported once (MCP_211),
+/// on its type.
+fn kind_fns<'a>(
+    k: &'a syn::Path,
+    m: &'a AdvancedMethod,
+    tag: &'a str,
+    bound: TokenStream,
+) -> impl Iterator<Item = TokenStream> + 'a {
+    m.params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.http_header.is_none())
+        .map(move |(j, p)| super::kind_fn(k, &kind_fn_name(tag, j), &bound, &p.ty, &[]))
+}
+
 fn method_call(
     k: &syn::Path,
     m: &AdvancedMethod,
+    tag: &str,
     bind: TokenStream,
     ret: TokenStream,
 ) -> TokenStream {
-    let binds = m.params.iter().map(|p| {
+    let binds = m.params.iter().enumerate().map(|(j, p)| {
         let ident = &p.ident;
         let ty = &p.ty;
         let name = wire_name(ident);
@@ -70,9 +113,12 @@ fn method_call(
             Some(h) => quote_spanned! {ty.span()=>
                 let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
             },
-            None => quote_spanned! {ty.span()=>
-                let #ident: #ty = #k::__private::#bind((&&#k::__private::Probe::<#ty>::NEW).kind(), &mut __mcp_call, #name)?;
-            },
+            None => {
+                let kind = kind_fn_name(tag, j);
+                quote! {
+                    let #ident: #ty = #k::__private::#bind(#kind(), &mut __mcp_call, #name)?;
+                }
+            }
         }
     });
     let args = m.params.iter().map(|p| &p.ident);

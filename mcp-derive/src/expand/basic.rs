@@ -96,6 +96,18 @@ pub fn kind_fn_name(tool: usize, param: usize) -> syn::Ident {
     format_ident!("__mcp_kind_{}_{}", tool, param)
 }
 
+/// The kind functions of every tool, for the error path: they carry the MCP_202 checks,
+/// and nothing uses them there.
+pub fn all_kind_fns(svc: &ServiceDef) -> TokenStream {
+    svc.tools
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.generic)
+        .flat_map(|(i, t)| kind_fns(svc, i, t))
+        .map(|f| quote!(#[allow(dead_code)] #f))
+        .collect()
+}
+
 /// One function per argument-like parameter returning its kind as an opaque `Kind`, so the
 /// type's MCP_202 check happens in exactly one place.
 fn kind_fns<'a>(
@@ -109,17 +121,8 @@ fn kind_fns<'a>(
         .enumerate()
         .filter(|(_, p)| p.http_header.is_none())
         .map(move |(j, p)| {
-            let cfg = &tool.cfg_attrs;
-            let ty = &p.ty;
-            let name = kind_fn_name(i, j);
-            quote_spanned! {ty.span()=>
-                #(#cfg)*
-                fn #name() -> impl #k::__private::Kind<Out = #ty> {
-                    #[allow(unused_imports)]
-                    use #k::__private::prelude::*;
-                    (&&#k::__private::Probe::<#ty>::NEW).kind()
-                }
-            }
+            let bound = quote!(#k::__private::Kind);
+            super::kind_fn(k, &kind_fn_name(i, j), &bound, &p.ty, &tool.cfg_attrs)
         })
 }
 

@@ -4,27 +4,30 @@
 //! 206, 207, 214, 215, 222), or a call of a deprecated method (the MCP_WARNING_* codes),
 //! spanned on the offending type.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
 
+use super::{last_ident_span, probe_kind, span_range, spanned_ref};
 use crate::model::{OutputPolicy, ParamDef, ProtocolMode, ServiceDef, SessionMode};
 
 /// All check functions of the service.
 pub fn service(svc: &ServiceDef) -> TokenStream {
     let mut out = TokenStream::new();
-    for (i, tool) in svc.tools.iter().enumerate() {
+    for (i, tool) in svc.tools.iter().enumerate().filter(|(_, t)| !t.generic) {
         let mut body = params(svc, &tool.params, false);
         if tool.policy == OutputPolicy::Required && tool.output_schema.is_none() {
             let k = &svc.krate;
             let split = super::basic::split(k, tool.output.as_ref());
-            let span = tool
-                .output
-                .as_ref()
-                .map_or_else(|| tool.ident.span(), |t| t.span());
-            body.extend(quote_spanned! {span=>
+            let range = match &tool.output {
+                Some(ty) => span_range(success_type(ty)),
+                None => (tool.ident.span(), tool.ident.span()),
+            };
+            let tag = Ident::new("__mcp_tag", range.1);
+            let arg = spanned_ref(&tag, range);
+            body.extend(quote! {
                 let __mcp_split = #split;
-                #k::__private::assert_structured(&(&&__mcp_split.ok_probe()).schema_tag());
+                let #tag = (&&__mcp_split.ok_probe()).schema_tag();
+                #k::__private::assert_structured(#arg);
             });
         }
         let name = format_ident!("__mcp_check_{}", i);
@@ -67,36 +70,44 @@ fn check_fn<'a>(
 fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream {
     let k = &svc.krate;
     let mut body = TokenStream::new();
+    // One probe per parameter that is not a `#[header]` value; every rule on it is a call
+    // whose argument is spanned over the parameter's type, so rustc reports it there.
     let probed: Vec<_> = params
         .iter()
         .enumerate()
         .filter(|(_, p)| p.http_header.is_none())
+        .map(|(j, p)| {
+            let range = span_range(&p.ty);
+            (Ident::new(&format!("__mcp_k{j}"), range.1), range, p)
+        })
         .collect();
-    for (j, p) in &probed {
-        let ty = &p.ty;
-        let var = format_ident!("__mcp_k{}", j);
-        body.extend(quote_spanned! {ty.span()=>
-            let #var = (&&#k::__private::Probe::<#ty>::NEW).kind();
-            #k::__private::assert_meta_optional(&#var);
+    for (var, range, p) in &probed {
+        let probe = probe_kind(k, &p.ty);
+        let arg = spanned_ref(var, *range);
+        body.extend(quote! {
+            let #var = #probe;
+            #k::__private::assert_meta_optional(#arg);
         });
-        match (svc.protocol_mode, svc.session_mode) {
-            (ProtocolMode::Legacy, SessionMode::Stateless) | (_, SessionMode::Stateless) => {
-                body.extend(quote_spanned!(ty.span()=> #k::__private::assert_stateless_ok(&#var);));
-            }
-            _ => {}
+        if svc.session_mode == SessionMode::Stateless {
+            body.extend(quote!(#k::__private::assert_stateless_ok(#arg);));
         }
+        let warn = last_ident_span(&p.ty);
         match svc.protocol_mode {
-            ProtocolMode::Modern => body.extend(quote_spanned! {ty.span()=>
-                #k::__private::assert_modern_ok(&#var);
-                #var.in_modern_mode();
-            }),
+            ProtocolMode::Modern => {
+                let method = Ident::new("in_modern_mode", warn);
+                body.extend(quote! {
+                    #k::__private::assert_modern_ok(#arg);
+                    #var.#method();
+                });
+            }
             ProtocolMode::Auto if svc.session_mode != SessionMode::Stateless => {
-                body.extend(quote_spanned!(ty.span()=> #var.in_auto_mode();));
+                let method = Ident::new("in_auto_mode", warn);
+                body.extend(quote!(#var.#method();));
             }
             ProtocolMode::Auto | ProtocolMode::Legacy => {}
         }
-        if let Some(h) = &p.header_arg {
-            body.extend(quote_spanned!(h.span()=> #k::__private::assert_header_argument(&#var);));
+        if p.header_arg.is_some() {
+            body.extend(quote!(#k::__private::assert_header_argument(#arg);));
         }
     }
     let distinct = if advanced {
@@ -104,12 +115,25 @@ fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream 
     } else {
         quote!(assert_distinct)
     };
-    for (a, (i, _)) in probed.iter().enumerate() {
-        for (j, second) in probed.iter().skip(a + 1) {
-            let (vi, vj) = (format_ident!("__mcp_k{}", i), format_ident!("__mcp_k{}", j));
-            let ty = &second.ty;
-            body.extend(quote_spanned!(ty.span()=> #k::__private::#distinct(&#vi, &#vj);));
+    for (a, (earlier, _, _)) in probed.iter().enumerate() {
+        for (later, range, _) in probed.iter().skip(a + 1) {
+            let arg = spanned_ref(later, *range);
+            body.extend(quote!(#k::__private::#distinct(&#earlier, #arg);));
         }
     }
     body
+}
+
+/// The success type of a return type written `Result<T, E>` (any path ending in `Result`),
+/// else the type itself: MCP_222 is about the value that becomes `structuredContent`.
+fn success_type(ty: &syn::Type) -> &syn::Type {
+    if let syn::Type::Path(p) = ty
+        && let Some(last) = p.path.segments.last()
+        && last.ident == "Result"
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let Some(syn::GenericArgument::Type(ok)) = args.args.first()
+    {
+        return ok;
+    }
+    ty
 }

@@ -4,8 +4,8 @@ mod advanced;
 mod basic;
 mod checks;
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
 use syn::ItemImpl;
 use syn::ext::IdentExt as _;
 
@@ -29,15 +29,28 @@ pub fn service(svc: &ServiceDef, item: &ItemImpl) -> TokenStream {
 }
 
 /// On errors: the user's impl, the errors, and a stub handler so the type keeps
-/// implementing `ServiceHandler` and no follow-on errors bury the real ones.
+/// implementing `ServiceHandler` and no follow-on errors bury the real ones. The type checks
+/// are emitted too (unless the impl is generic), so the compiler reports the type rules'
+/// errors in the same compile as the macro's.
 pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStream {
     let k = &svc.krate;
     let self_ty = &svc.self_ty;
     let config = config(svc);
+    let checks = if item.generics.params.is_empty() {
+        let kinds = match &svc.advanced {
+            Some(adv) => advanced::all_kind_fns(k, adv),
+            None => basic::all_kind_fns(svc),
+        };
+        let checks = checks::service(svc);
+        quote!(#kinds #checks)
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #item
         #errors
         const _: () = {
+            #checks
             impl #k::ServiceHandler for #self_ty {
                 fn config(&self) -> #k::ServiceConfig { #config }
                 fn kind(&self) -> #k::ServiceKind { #k::ServiceKind::Basic }
@@ -119,5 +132,121 @@ fn opt_str(v: Option<&str>) -> TokenStream {
     match v {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The spans of the first and last tokens of `tokens`. On stable a proc macro cannot join
+/// spans, but rustc reports an expression over its first to its last token: an expression
+/// that starts with a token spanned at `first` and ends with one spanned at `last` is
+/// underlined as the whole type.
+pub fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
+    let mut iter = tokens.to_token_stream().into_iter();
+    let first = iter.next().map_or_else(Span::call_site, |t| t.span());
+    let last = iter.last().map_or(first, |t| t.span());
+    (first, last)
+}
+
+/// The span of the last identifier of a type (`HttpSession` in `Option<mcp::HttpSession>`),
+/// for diagnostics that can only be attached to one token, such as deprecation warnings.
+pub fn last_ident_span(ty: &syn::Type) -> Span {
+    fn walk(stream: TokenStream, found: &mut Option<Span>) {
+        for tt in stream {
+            match tt {
+                TokenTree::Ident(i) => *found = Some(i.span()),
+                TokenTree::Group(g) => walk(g.stream(), found),
+                _ => {}
+            }
+        }
+    }
+    let mut found = None;
+    walk(ty.to_token_stream(), &mut found);
+    found.unwrap_or_else(|| span_range(ty).0)
+}
+
+/// `&name`, spanned so that rustc underlines `first..last` when it reports the expression.
+pub fn spanned_ref(name: &syn::Ident, (first, _): (Span, Span)) -> TokenStream {
+    let mut amp = Punct::new('&', Spacing::Alone);
+    amp.set_span(first);
+    quote!(#amp #name)
+}
+
+/// `(&&Probe::<ty>::NEW).kind()`, spanned over the type (see [`span_range`]).
+pub fn probe_kind(k: &syn::Path, ty: &syn::Type) -> TokenStream {
+    let (first, last) = span_range(ty);
+    let inner = quote::quote_spanned!(first=> && #k::__private::Probe::<#ty>::NEW);
+    let mut open = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, inner);
+    open.set_span(first);
+    let kind = proc_macro2::Ident::new("kind", last);
+    let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, TokenStream::new());
+    args.set_span(last);
+    let dot = {
+        let mut p = Punct::new('.', Spacing::Alone);
+        p.set_span(last);
+        p
+    };
+    quote!(#open #dot #kind #args)
+}
+
+/// `fn name() -> impl Bound<Out = ty> { probe }`: the kind of a parameter as an opaque type,
+/// so that a type the bound rejects is reported once, over the parameter's type, and the
+/// code using the kind sees no further error.
+pub fn kind_fn(
+    k: &syn::Path,
+    name: &syn::Ident,
+    bound: &TokenStream,
+    ty: &syn::Type,
+    attrs: &[syn::Attribute],
+) -> TokenStream {
+    let (first, last) = span_range(ty);
+    let impl_kw = proc_macro2::Ident::new("impl", first);
+    let out = quote::quote_spanned!(last=> #bound<Out = #ty>);
+    let probe = probe_kind(k, ty);
+    quote! {
+        #(#attrs)*
+        fn #name() -> #impl_kw #out {
+            #[allow(unused_imports)]
+            use #k::__private::prelude::*;
+            #probe
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(span: Span) -> String {
+        span.source_text().unwrap_or_default()
+    }
+
+    #[test]
+    fn spans_of_a_type_cover_its_first_and_last_tokens() {
+        let ty: syn::Type = syn::parse_str("Option<mcp::HttpSession>").unwrap();
+        let (first, last) = span_range(&ty);
+        assert_eq!(text(first), "Option");
+        assert_eq!(text(last), ">");
+        assert_eq!(text(last_ident_span(&ty)), "HttpSession");
+
+        let ty: syn::Type = syn::parse_str("(u8, Vec<String>)").unwrap();
+        let (first, last) = span_range(&ty);
+        assert_eq!(text(first), "(u8, Vec<String>)");
+        assert_eq!(text(last), "(u8, Vec<String>)");
+        assert_eq!(text(last_ident_span(&ty)), "String");
+
+        let ty: syn::Type = syn::parse_str("Session").unwrap();
+        assert_eq!(span_range(&ty).0.start(), span_range(&ty).1.start());
+    }
+
+    #[test]
+    fn probes_start_and_end_on_the_type() {
+        let k: syn::Path = syn::parse_quote!(::mcp);
+        let ty: syn::Type = syn::parse_str("mcp::RequestMeta").unwrap();
+        let probe: Vec<_> = probe_kind(&k, &ty).into_iter().collect();
+        assert_eq!(text(probe[0].span()), "mcp");
+        assert_eq!(text(probe[probe.len() - 1].span()), "RequestMeta");
+        let var = syn::Ident::new("__mcp_k0", span_range(&ty).1);
+        let arg: Vec<_> = spanned_ref(&var, span_range(&ty)).into_iter().collect();
+        assert_eq!(text(arg[0].span()), "mcp");
+        assert_eq!(text(arg[1].span()), "RequestMeta");
     }
 }

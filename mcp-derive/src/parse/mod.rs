@@ -92,11 +92,21 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     }
     let lint_attrs = attrs::lint_attrs(&item.attrs);
     let advanced = args.advanced.is_present();
-    let (tools, advanced) = if advanced {
+    let (mut tools, mut advanced) = if advanced {
         (Vec::new(), advanced_methods(cx, item))
     } else {
         (basic_tools(cx, item), None)
     };
+    // Generated checks live outside the impl, where `Self` means nothing: name the type.
+    let mut de_self = DeSelf(&item.self_ty);
+    let params = tools
+        .iter_mut()
+        .flat_map(|t| t.params.iter_mut().map(|p| &mut p.ty).chain(&mut t.output));
+    let adv = advanced.iter_mut().flat_map(|a| [&mut a.list, &mut a.call]);
+    let adv = adv.flat_map(|m| m.params.iter_mut().map(|p| &mut p.ty).chain(&mut m.output));
+    for ty in params.chain(adv) {
+        syn::visit_mut::VisitMut::visit_type_mut(&mut de_self, ty);
+    }
     ServiceDef {
         krate,
         self_ty: (*item.self_ty).clone(),
@@ -113,6 +123,41 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         tools,
         advanced,
     }
+}
+
+/// Replaces `Self` in a type by the impl's type, spanned where `Self` was written.
+struct DeSelf<'a>(&'a Type);
+
+impl syn::visit_mut::VisitMut for DeSelf<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(p) = ty
+            && p.qself.is_none()
+            && p.path.is_ident("Self")
+        {
+            let span = p.path.span();
+            *ty = syn::parse2(respan(self.0.to_token_stream(), span))
+                .unwrap_or_else(|_| self.0.clone());
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                group.into()
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }
 
 fn hint(cx: &Ctxt, h: &attrs::HintArgs) -> CacheHintDef {
@@ -290,6 +335,7 @@ fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
         params,
         output,
         is_async: method.sig.asyncness.is_some(),
+        generic: !method.sig.generics.params.is_empty(),
         cfg_attrs: attrs::cfg_attrs(&method.attrs),
         lint_attrs: attrs::lint_attrs(&method.attrs),
     })
@@ -450,8 +496,8 @@ fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
         if name == ON_CALL_TOOL && params.is_empty() {
             cx.push(error(
                 Code::Mcp211,
-                method.sig.span(),
-                "`on_call_tool` needs a `mcp::CallToolParams` parameter",
+                method.sig.paren_token.span.join(),
+                "`on_call_tool` needs a `mcp::CallToolParams` parameter: `fn on_call_tool(&self, params: mcp::CallToolParams)`",
             ));
         }
         *slot = Some(AdvancedMethod {

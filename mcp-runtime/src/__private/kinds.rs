@@ -80,22 +80,23 @@ runtime_param! {
     Option<AuthContext> => OptAuthKind,
 }
 
-/// Parameter groups, for MCP_207: a tool binds each runtime value once.
+/// Parameter groups, for MCP_207: a tool binds each runtime value once. The names are
+/// unique in the crate graph so that rustc prints them unqualified in diagnostics.
 pub mod group {
     /// An ordinary argument.
-    pub struct Argument;
+    pub struct ToolArgumentParameter;
     /// `HttpSession` or `Option<HttpSession>`.
-    pub struct HttpSession;
+    pub struct HttpSessionParameter;
     /// `RequestMeta` or `Option<RequestMeta>`.
-    pub struct RequestMeta;
+    pub struct RequestMetaParameter;
     /// `HeaderMap`.
-    pub struct HeaderMap;
+    pub struct HeaderMapParameter;
     /// `Parts`.
-    pub struct RequestParts;
+    pub struct RequestPartsParameter;
     /// `Context`.
-    pub struct Context;
+    pub struct ContextParameter;
     /// `AuthContext` or `Option<AuthContext>`.
-    pub struct AuthContext;
+    pub struct AuthContextParameter;
 }
 
 /// A parameter kind: how it binds and what schema it contributes.
@@ -119,7 +120,7 @@ pub trait HasGroup {
 }
 
 impl<T> HasGroup for ArgKind<T> {
-    type Group = group::Argument;
+    type Group = group::ToolArgumentParameter;
 }
 
 impl<T: ToolArgument> Kind for ArgKind<T> {
@@ -159,7 +160,7 @@ macro_rules! runtime_kind {
     };
 }
 
-runtime_kind!(SessionKind, HttpSession, HttpSession, |call| call
+runtime_kind!(SessionKind, HttpSession, HttpSessionParameter, |call| call
     .session()
     .ok_or_else(|| ServerError::Rpc {
         code: ErrorCode::INVALID_REQUEST,
@@ -169,75 +170,107 @@ runtime_kind!(SessionKind, HttpSession, HttpSession, |call| call
         ),
         data: None,
     }));
-runtime_kind!(OptSessionKind, Option<HttpSession>, HttpSession, |call| Ok(
-    call.session()
-));
-runtime_kind!(MetaKind, Option<RequestMeta>, RequestMeta, |call| Ok(
-    call.meta()
-));
-runtime_kind!(MetaRequiredKind, RequestMeta, RequestMeta, |call| Ok(call
-    .meta()
-    .unwrap_or_default()));
-runtime_kind!(HeadersKind, HeaderMap, HeaderMap, |call| Ok(call
+runtime_kind!(
+    OptSessionKind,
+    Option<HttpSession>,
+    HttpSessionParameter,
+    |call| Ok(call.session())
+);
+runtime_kind!(
+    MetaKind,
+    Option<RequestMeta>,
+    RequestMetaParameter,
+    |call| Ok(call.meta())
+);
+runtime_kind!(
+    MetaRequiredKind,
+    RequestMeta,
+    RequestMetaParameter,
+    |call| Ok(call.meta().unwrap_or_default())
+);
+runtime_kind!(HeadersKind, HeaderMap, HeaderMapParameter, |call| Ok(call
     .request()
     .headers()
     .clone()));
-runtime_kind!(PartsKind, Parts, RequestParts, |call| Ok(call
+runtime_kind!(PartsKind, Parts, RequestPartsParameter, |call| Ok(call
     .request()
     .parts()
     .clone()));
-runtime_kind!(ContextKind, Context, Context, |call| Ok(call.context()));
-runtime_kind!(AuthKind, AuthContext, AuthContext, |call| call
+runtime_kind!(ContextKind, Context, ContextParameter, |call| Ok(
+    call.context()
+));
+runtime_kind!(AuthKind, AuthContext, AuthContextParameter, |call| call
     .auth()
     .ok_or_else(|| ServerError::new(format!(
         "tool `{}` needs an authenticated caller, and this service has no OAuth configuration",
         call.tool()
     ))));
-runtime_kind!(OptAuthKind, Option<AuthContext>, AuthContext, |call| Ok(
-    call.auth()
-));
+runtime_kind!(
+    OptAuthKind,
+    Option<AuthContext>,
+    AuthContextParameter,
+    |call| Ok(call.auth())
+);
 
 // ----------------------------------------------------------------- rule traits
 
-/// MCP_206: request metadata must be optional.
+/// The rule of [MCP_206](crate::diagnostics::MCP_206): request metadata must be optional.
 #[diagnostic::on_unimplemented(
     message = "MCP_206: request metadata must be optional: use `Option<mcp::RequestMeta>`",
-    label = "clients may omit `_meta`"
+    label = "clients may omit `_meta`",
+    note = "declare the parameter as `Option<mcp::RequestMeta>`; it is `None` when the request has no `_meta`"
 )]
 pub trait MetaOptional {}
-/// MCP_204: no required session in a stateless service.
+/// The rule of [MCP_204](crate::diagnostics::MCP_204): no required session in a stateless
+/// service.
 #[diagnostic::on_unimplemented(
     message = "MCP_204: a required `mcp::HttpSession` parameter cannot be used in a stateless service",
     label = "stateless services have no session",
     note = "use `Option<mcp::HttpSession>`, or set `session_mode = \"stateful\"` or `\"auto\"`"
 )]
 pub trait StatelessOk {}
-/// MCP_214: no required session in modern protocol mode.
+/// The rule of [MCP_214](crate::diagnostics::MCP_214): no required session in modern protocol
+/// mode.
 #[diagnostic::on_unimplemented(
     message = "MCP_214: a required `mcp::HttpSession` parameter cannot be used in modern protocol mode",
     label = "modern requests have no session",
     note = "use `Option<mcp::HttpSession>`, or set `protocol_mode = \"auto\"` or `\"legacy\"`"
 )]
 pub trait ModernOk {}
-/// MCP_215 for runtime parameters marked as header arguments.
+/// The rule of [MCP_215](crate::diagnostics::MCP_215) for runtime parameters marked as header
+/// arguments (arguments need [`HeaderArgument`](crate::HeaderArgument)).
 #[diagnostic::on_unimplemented(
     message = "MCP_215: `#[argument(header = ...)]` applies to a non-optional `String`, integer or `bool` argument",
     label = "not a tool argument"
 )]
 pub trait HeaderArgumentKind {}
-/// MCP_207: a runtime value is bound twice.
+/// The rule of [MCP_207](crate::diagnostics::MCP_207): a runtime value is bound twice.
+/// Implemented for every pair of different parameter groups (and, in basic tools, for two
+/// ordinary arguments).
 #[diagnostic::on_unimplemented(
-    message = "MCP_207: duplicate parameter: this tool already binds `{Self}`",
-    label = "a second parameter of this kind",
-    note = "a tool binds each runtime value (session, request metadata, headers, request parts, context, auth context) at most once"
+    message = "MCP_207: duplicate parameter: an earlier parameter of this tool already binds the same runtime value",
+    label = "binds it again",
+    note = "a tool binds each runtime value (session, request metadata, headers, request parts, context, auth context) at most once: remove this parameter"
 )]
-pub trait Distinct<Other> {}
-/// MCP_207 in advanced methods, where a second argument-like parameter is a duplicate too.
+pub trait Distinct<Earlier> {}
+/// The rule of [MCP_207](crate::diagnostics::MCP_207) in advanced methods, where a second
+/// primary parameter is a duplicate too.
 #[diagnostic::on_unimplemented(
-    message = "MCP_207: duplicate parameter: this method already binds `{Self}`",
-    label = "a second parameter of this kind"
+    message = "MCP_207: duplicate parameter: an earlier parameter of this method already binds the same value",
+    label = "binds it again",
+    note = "an advanced method binds its primary parameter (cursor or `mcp::CallToolParams`) and each runtime value at most once: remove this parameter"
 )]
-pub trait DistinctAdvanced<Other> {}
+pub trait DistinctAdvanced<Earlier> {}
+
+/// A parameter kind whose group differs from the group of kind `Earlier` (MCP_207).
+pub trait DistinctKind<Earlier> {}
+impl<E: HasGroup, K: HasGroup> DistinctKind<E> for K where K::Group: Distinct<E::Group> {}
+/// A parameter kind of an advanced method whose group differs from that of `Earlier`.
+pub trait DistinctAdvancedKind<Earlier> {}
+impl<E: HasGroup, K: HasGroup> DistinctAdvancedKind<E> for K where
+    K::Group: DistinctAdvanced<E::Group>
+{
+}
 
 macro_rules! all_kinds_except {
     ($tr:ident; $($kind:ident),*) => {
@@ -252,26 +285,29 @@ impl<T: HeaderArgument> HeaderArgumentKind for ArgKind<T> {}
 
 macro_rules! distinct {
     ($tr:ident: $($a:ident => [$($b:ident),*]);* $(;)?) => {
-        $( $( impl $tr<group::$b> for group::$a {} )* )*
+        $( $(
+            #[diagnostic::do_not_recommend]
+            impl $tr<group::$b> for group::$a {}
+        )* )*
     };
 }
 distinct! { Distinct:
-    Argument => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
-    HttpSession => [Argument, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
-    RequestMeta => [Argument, HttpSession, HeaderMap, RequestParts, Context, AuthContext];
-    HeaderMap => [Argument, HttpSession, RequestMeta, RequestParts, Context, AuthContext];
-    RequestParts => [Argument, HttpSession, RequestMeta, HeaderMap, Context, AuthContext];
-    Context => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, AuthContext];
-    AuthContext => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, Context];
+    ToolArgumentParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    HttpSessionParameter => [ToolArgumentParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestMetaParameter => [ToolArgumentParameter, HttpSessionParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    HeaderMapParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestPartsParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, ContextParameter, AuthContextParameter];
+    ContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, AuthContextParameter];
+    AuthContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter];
 }
 distinct! { DistinctAdvanced:
-    Argument => [HttpSession, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
-    HttpSession => [Argument, RequestMeta, HeaderMap, RequestParts, Context, AuthContext];
-    RequestMeta => [Argument, HttpSession, HeaderMap, RequestParts, Context, AuthContext];
-    HeaderMap => [Argument, HttpSession, RequestMeta, RequestParts, Context, AuthContext];
-    RequestParts => [Argument, HttpSession, RequestMeta, HeaderMap, Context, AuthContext];
-    Context => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, AuthContext];
-    AuthContext => [Argument, HttpSession, RequestMeta, HeaderMap, RequestParts, Context];
+    ToolArgumentParameter => [HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    HttpSessionParameter => [ToolArgumentParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestMetaParameter => [ToolArgumentParameter, HttpSessionParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    HeaderMapParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestPartsParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, ContextParameter, AuthContextParameter];
+    ContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, AuthContextParameter];
+    AuthContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter];
 }
 
 /// MCP_206 check.
@@ -282,18 +318,10 @@ pub fn assert_stateless_ok<K: StatelessOk>(_: &K) {}
 pub fn assert_modern_ok<K: ModernOk>(_: &K) {}
 /// MCP_215 check.
 pub fn assert_header_argument<K: HeaderArgumentKind>(_: &K) {}
-/// MCP_207 check for a pair of parameters of a tool.
-pub fn assert_distinct<A: HasGroup, B: HasGroup>(_: &A, _: &B)
-where
-    A::Group: Distinct<B::Group>,
-{
-}
-/// MCP_207 check for a pair of parameters of an advanced method.
-pub fn assert_distinct_advanced<A: HasGroup, B: HasGroup>(_: &A, _: &B)
-where
-    A::Group: DistinctAdvanced<B::Group>,
-{
-}
+/// MCP_207 check for a pair of parameters of a tool (reported on the later one).
+pub fn assert_distinct<E, K: DistinctKind<E>>(_: &E, _: &K) {}
+/// MCP_207 check for a pair of parameters of an advanced method (reported on the later one).
+pub fn assert_distinct_advanced<E, K: DistinctAdvancedKind<E>>(_: &E, _: &K) {}
 
 // ------------------------------------------------------------- warnings (by type)
 
@@ -337,19 +365,20 @@ impl SessionKind {
 impl OptSessionKind {
     /// MCP_WARNING_204.
     #[deprecated(
-        note = "MCP_WARNING_204: an optional `mcp::HttpSession` parameter in auto protocol mode is `None` for modern requests: handle that case deliberately"
+        note = "MCP_WARNING_204: an optional `mcp::HttpSession` parameter in auto protocol mode is `None` for modern requests: handle that case, then put `#[allow(deprecated)]` on the method"
     )]
     pub fn in_auto_mode(&self) {}
     /// MCP_WARNING_203.
     #[deprecated(
-        note = "MCP_WARNING_203: an `mcp::HttpSession` parameter in modern protocol mode is always `None`: modern requests have no session"
+        note = "MCP_WARNING_203: an `mcp::HttpSession` parameter in modern protocol mode is always `None`: modern requests have no session; remove the parameter"
     )]
     pub fn in_modern_mode(&self) {}
 }
 
 // ------------------------------------------------------------- advanced methods
 
-/// The primary parameter of `on_list_tools`: the cursor.
+/// The primary parameter of `on_list_tools`, the cursor: a rule of
+/// [MCP_211](crate::diagnostics::MCP_211).
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_list_tools` accepts",
     label = "expected the cursor (`Option<String>`) or a runtime parameter",
@@ -366,7 +395,8 @@ impl ListPrimary for Option<String> {
     }
 }
 
-/// The primary parameter of `on_call_tool`: the call parameters.
+/// The primary parameter of `on_call_tool`, the call parameters: a rule of
+/// [MCP_211](crate::diagnostics::MCP_211).
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_call_tool` accepts",
     label = "expected `mcp::CallToolParams` or a runtime parameter",
@@ -383,7 +413,7 @@ impl CallPrimary for CallToolParams {
     }
 }
 
-/// Binds a parameter of `on_list_tools`.
+/// Binds a parameter of `on_list_tools`: the rule of [MCP_211](crate::diagnostics::MCP_211).
 #[diagnostic::on_unimplemented(
     message = "MCP_211: this parameter cannot be bound by `on_list_tools`",
     label = "not a parameter of `on_list_tools`",
@@ -400,7 +430,7 @@ pub trait ListBind {
     ) -> Result<Self::Out, ServerError>;
 }
 
-/// Binds a parameter of `on_call_tool`.
+/// Binds a parameter of `on_call_tool`: the rule of [MCP_211](crate::diagnostics::MCP_211).
 #[diagnostic::on_unimplemented(
     message = "MCP_211: this parameter cannot be bound by `on_call_tool`",
     label = "not a parameter of `on_call_tool`",

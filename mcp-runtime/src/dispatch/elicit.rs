@@ -227,7 +227,8 @@ impl InputRequired {
         self
     }
 
-    /// Sets the request state handed back in the next round ([`Context::request_state`]).
+    /// Sets the request state handed back in the next round
+    /// ([`Context::request_state`](crate::Context::request_state)).
     pub fn state(mut self, state: impl Into<String>) -> Self {
         self.state = Some(state.into());
         self

@@ -180,7 +180,7 @@ impl ServerBuilder {
                     tool: tool.name.clone(),
                     message: e.to_string(),
                 })?;
-                header_decls.insert(tool.name.clone(), decls);
+                header_decls.insert(tool.name.clone(), Decls::from(decls));
             }
         }
         let server_info_meta = {
@@ -223,6 +223,7 @@ impl ServerBuilder {
                 handler: self.handler,
                 config,
                 header_decls,
+                decl_cache: std::sync::Mutex::new(None),
                 server_info_meta,
                 capabilities,
                 discover,
@@ -245,7 +246,8 @@ struct Inner {
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
     config: ServiceConfig,
-    header_decls: HashMap<String, Vec<HeaderDecl>>,
+    header_decls: HashMap<String, Decls>,
+    decl_cache: std::sync::Mutex<Option<(std::time::Instant, HashMap<String, Decls>)>>,
     server_info_meta: JsonObject,
     capabilities: ServerCapabilities,
     discover: Box<RawValue>,
@@ -540,28 +542,63 @@ impl Server {
     /// The header declarations of the called tool: from the static definitions, or by
     /// reading up to [`MAX_TOOL_LOOKUP_PAGES`] pages of `tools/list`. `None` when the tool is
     /// not listed (the handler then decides how to answer).
-    async fn header_decls(
-        &self,
-        name: &str,
-        cx: &RequestContext,
-    ) -> Result<Option<Vec<HeaderDecl>>, Reply> {
+    async fn header_decls(&self, name: &str, cx: &RequestContext) -> Result<Option<Decls>, Reply> {
         if self.inner.handler.static_tools().is_some() {
             return Ok(self.inner.header_decls.get(name).cloned());
         }
+        // An advanced service's own list is reused while the cache hint it gives clients
+        // says the list is fresh; with no hint (ttl 0) every call reads the pages.
+        let now = std::time::Instant::now();
+        {
+            let cache = self
+                .inner
+                .decl_cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some((until, decls)) = cache.as_ref()
+                && *until > now
+            {
+                return Ok(decls.get(name).cloned());
+            }
+        }
         let mut cursor = None;
+        let mut seen = HashMap::new();
+        let mut ttl = None;
         for _ in 0..MAX_TOOL_LOOKUP_PAGES {
             let page = guarded(self.inner.handler.list_tools(cursor.take(), cx))
                 .await
                 .map_err(|e| e.unwrap_or_else(internal_error))?;
-            if let Some(tool) = page.tools.iter().find(|t| t.name == name) {
+            let page_ttl = page
+                .ttl_ms
+                .unwrap_or(self.inner.config.cache_hints.list_tools.ttl_ms)
+                .max(0);
+            ttl = Some(ttl.map_or(page_ttl, |t: i64| t.min(page_ttl)));
+            if ttl == Some(0)
+                && let Some(tool) = page.tools.iter().find(|t| t.name == name)
+            {
                 return Ok(Some(tool_decls(tool)));
+            }
+            for tool in &page.tools {
+                seen.insert(tool.name.clone(), tool_decls(tool));
             }
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
-                None => return Ok(None),
+                None => {
+                    let found = seen.get(name).cloned();
+                    if let Some(ms) = ttl.filter(|t| *t > 0) {
+                        let until = now + std::time::Duration::from_millis(ms.unsigned_abs());
+                        *self
+                            .inner
+                            .decl_cache
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                            Some((until, seen));
+                    }
+                    return Ok(found);
+                }
             }
         }
-        Ok(None)
+        Ok(seen.get(name).cloned())
     }
 
     fn stamp(&self, meta: Option<JsonObject>) -> JsonObject {
@@ -579,12 +616,17 @@ impl Server {
 
 /// Header declarations of a listed tool; a tool whose declarations are invalid is still
 /// called, and only its valid declarations (none) are checked.
-fn tool_decls(tool: &Tool) -> Vec<HeaderDecl> {
-    headers::declarations(&tool.input_schema).unwrap_or_else(|e| {
-        tracing::warn!(tool = %tool.name, error = %e, "ignoring invalid x-mcp-header declarations");
-        Vec::new()
-    })
+fn tool_decls(tool: &Tool) -> Decls {
+    headers::declarations(&tool.input_schema)
+        .unwrap_or_else(|e| {
+            tracing::warn!(tool = %tool.name, error = %e, "ignoring invalid x-mcp-header declarations");
+            Vec::new()
+        })
+        .into()
 }
+
+/// The header declarations of one tool, shared.
+type Decls = Arc<[HeaderDecl]>;
 
 /// `-32601 Method not found`.
 pub fn method_not_found(status: StatusCode) -> Reply {

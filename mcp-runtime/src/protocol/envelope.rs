@@ -1,5 +1,6 @@
 //! The per-request `_meta` envelope of modern requests.
 
+use serde::Deserialize as _;
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -84,7 +85,7 @@ impl RequestEnvelope {
             None => return Err(problem(META_PROTOCOL_VERSION, "missing")),
         };
         let client_capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
-            Some(v @ Value::Object(_)) => serde_json::from_value(v.clone())
+            Some(v @ Value::Object(_)) => ClientCapabilities::deserialize(v)
                 .map_err(|e| problem(META_CLIENT_CAPABILITIES, &format!("invalid: {e}")))?,
             Some(_) => return Err(problem(META_CLIENT_CAPABILITIES, "expected an object")),
             None => return Err(problem(META_CLIENT_CAPABILITIES, "missing")),
@@ -92,7 +93,7 @@ impl RequestEnvelope {
         let client_info = match meta.get(META_CLIENT_INFO) {
             None => None,
             Some(v) => Some(
-                serde_json::from_value::<Implementation>(v.clone())
+                Implementation::deserialize(v)
                     .map_err(|e| problem(META_CLIENT_INFO, &format!("invalid: {e}")))?,
             ),
         };

@@ -32,11 +32,14 @@ struct Channel {
 /// The answer a client POSTs to a server→client request.
 pub(crate) type ClientAnswer = Result<Value, crate::protocol::ErrorObject>;
 
+/// Server→client requests awaiting an answer, by session and request id.
+type Pending = HashMap<(Arc<str>, String), tokio::sync::oneshot::Sender<ClientAnswer>>;
+
 /// The stream registry of one server, and the server→client requests awaiting an answer.
 #[derive(Default)]
 pub(crate) struct Streams {
     channels: Mutex<HashMap<Arc<str>, Channel>>,
-    pending: Mutex<HashMap<(Arc<str>, String), tokio::sync::oneshot::Sender<ClientAnswer>>>,
+    pending: Mutex<Pending>,
     next_token: AtomicU64,
 }
 
@@ -143,10 +146,7 @@ impl Streams {
         self.pending_lock().retain(|(s, _), _| &**s != session);
     }
 
-    fn pending_lock(
-        &self,
-    ) -> MutexGuard<'_, HashMap<(Arc<str>, String), tokio::sync::oneshot::Sender<ClientAnswer>>>
-    {
+    fn pending_lock(&self) -> MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

@@ -23,6 +23,8 @@ pub fn object(v: Value) -> JsonObject {
 #[derive(Clone, Default)]
 pub struct TestService {
     pub list_ttl: Option<i64>,
+    /// How many times `on_list_tools` ran.
+    pub list_calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl AdvancedService for TestService {
@@ -31,6 +33,8 @@ impl AdvancedService for TestService {
         cursor: Option<String>,
         _: &RequestContext,
     ) -> Result<ListToolsResult, ServerError> {
+        self.list_calls
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let text = object(json!({"type":"object","properties":{"text":{"type":"string"}}}));
         let (tools, next) = match cursor.as_deref() {
             None => (

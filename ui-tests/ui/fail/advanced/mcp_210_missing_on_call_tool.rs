@@ -1,0 +1,11 @@
+struct Echo;
+
+#[mcp::service(name = "echo", advanced)]
+impl Echo {
+    pub fn on_list_tools(&self, cursor: Option<String>) -> mcp::ListToolsResult {
+        let _ = cursor;
+        mcp::ListToolsResult::default()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+struct Echo;
+
+#[mcp::service(name = "echo", advanced)]
+impl Echo {
+    pub fn on_list_tools(&self, cursor: Option<String>) -> mcp::ListToolsResult {
+        let _ = cursor;
+        mcp::ListToolsResult::default()
+    }
+
+    pub fn on_call_tool(&self) -> mcp::CallToolResult {
+        mcp::CallToolResult::text("echo")
+    }
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+struct Api;
+
+#[mcp::service(name = "api")]
+impl Api {
+    pub fn trace(&self, #[header("X Trace Id")] trace: String) -> String {
+        trace
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+struct Cart;
+
+#[mcp::service(name = "cart")]
+impl Cart {
+    pub fn add_item(&self, session: Option<mcp::HttpSession>, item: String) -> String {
+        let _ = session;
+        item
+    }
+}
+
+fn main() {
+    __FAIL__;
+}

@@ -1,0 +1,73 @@
+//! Helpers shared by the pass cases: drive a generated service in-process, through its
+//! `mcp::ServiceHandler` methods or through the Streamable HTTP router.
+#![allow(dead_code)]
+
+use mcp::protocol::Era;
+use mcp::{CallToolParams, CallToolResponse, CallToolResult, RequestContext, ServerError, ServiceHandler, Tool};
+use serde_json::Value;
+
+/// A request context of `era` with the given headers.
+pub fn request(era: Era, headers: &[(&'static str, &str)]) -> RequestContext {
+    let mut builder = http::Request::builder().method("POST").uri("/mcp");
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let version = match era {
+        Era::Modern => "2026-07-28",
+        Era::Legacy => "2025-03-26",
+    };
+    RequestContext::new(era, version, builder.body(()).unwrap().into_parts().0)
+}
+
+/// Runs a future to completion on a fresh single-threaded runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// The service's tools, as `tools/list` lists them.
+pub fn tools(svc: &impl ServiceHandler) -> Vec<Tool> {
+    block_on(svc.list_tools(None, &request(Era::Modern, &[]))).unwrap().tools
+}
+
+/// The listed tool `name`, as JSON.
+pub fn tool(svc: &impl ServiceHandler, name: &str) -> Value {
+    let tool = tools(svc).into_iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool `{name}`"));
+    serde_json::to_value(tool).unwrap()
+}
+
+/// Calls tool `name` with `arguments` in `cx`.
+pub fn call_in(svc: &impl ServiceHandler, cx: &RequestContext, name: &str, arguments: Value) -> Result<CallToolResponse, ServerError> {
+    let params = CallToolParams {
+        name: name.to_owned(),
+        arguments: arguments.as_object().cloned(),
+        ..CallToolParams::default()
+    };
+    block_on(svc.call_tool(params, cx))
+}
+
+/// Calls tool `name` on a modern request without headers.
+pub fn call(svc: &impl ServiceHandler, name: &str, arguments: Value) -> Result<CallToolResponse, ServerError> {
+    call_in(svc, &request(Era::Modern, &[]), name, arguments)
+}
+
+/// The complete result of a call that must succeed.
+pub fn complete(response: Result<CallToolResponse, ServerError>) -> CallToolResult {
+    match response {
+        Ok(CallToolResponse::Complete(result)) => result,
+        other => panic!("expected a complete result, got {other:?}"),
+    }
+}
+
+/// The complete result of calling tool `name` on a modern request.
+pub fn result(svc: &impl ServiceHandler, name: &str, arguments: Value) -> CallToolResult {
+    complete(call(svc, name, arguments))
+}
+
+/// A service's server, as `mcp::Server::new(..).build()` checks it.
+pub fn server(svc: impl ServiceHandler) -> mcp::Server {
+    mcp::Server::new(svc).build().expect("the generated configuration is valid")
+}

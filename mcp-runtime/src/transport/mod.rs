@@ -21,7 +21,7 @@ use serde_json::Value;
 
 pub use listener::{StreamableHttpListener, shutdown_signal};
 
-use crate::dispatch::{ProtocolMode, Reply, RequestContext, Server};
+use crate::dispatch::{AuthContext, ProtocolMode, Reply, RequestContext, Server};
 use crate::protocol::{
     DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message, RequestId,
     ResponseId, SuccessOut, serves_legacy_version,
@@ -236,7 +236,7 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
                 client_capabilities: Arc::new(envelope.client_capabilities),
                 client_info: envelope.client_info.map(Arc::new),
                 session: None,
-                auth: None,
+                auth: parts.extensions.get::<AuthContext>().cloned(),
                 requester: None,
             };
             let id = request.id.clone();
@@ -347,7 +347,7 @@ fn legacy_context(
         client_capabilities: capabilities,
         client_info: None,
         session,
-        auth: None,
+        auth: parts.extensions.get::<AuthContext>().cloned(),
         requester: None,
     }
 }

@@ -15,16 +15,32 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Map, Value};
 
 use super::{accepts_sse, rpc_error_response, transport_error};
-use crate::dispatch::{Server, SessionMode};
+use crate::dispatch::{AuthContext, Server, SessionMode};
 use crate::protocol::{ErrorCode, ErrorObject, negotiate_legacy_version};
 use crate::session::{HttpSession, Owner, SessionInfo};
 
 /// The session header.
 pub(crate) const MCP_SESSION_ID: &str = "mcp-session-id";
 
-/// The caller a session belongs to. Anonymous until the auth layer identifies callers.
-pub(crate) fn owner_of(_parts: &Parts) -> Owner {
-    Owner::Anonymous
+/// The caller a session belongs to: the issuer, client and subject of the request's
+/// [`AuthContext`] (inserted into the request extensions by an authentication layer), or
+/// the anonymous pool.
+pub(crate) fn owner_of(parts: &Parts) -> Owner {
+    match parts.extensions.get::<AuthContext>() {
+        Some(auth) => Owner::Caller(auth_owner_key(auth).into()),
+        None => Owner::Anonymous,
+    }
+}
+
+/// The owner key of an authenticated caller.
+pub(crate) fn auth_owner_key(auth: &AuthContext) -> String {
+    let part = |v: &Option<String>| v.as_deref().unwrap_or("").replace('\u{1f}', "");
+    format!(
+        "{}\u{1f}{}\u{1f}{}",
+        part(&auth.issuer),
+        part(&auth.client_id),
+        part(&auth.subject)
+    )
 }
 
 /// The `Mcp-Session-Id` header: `Ok(None)` when absent, `Err` when not visible ASCII.

@@ -34,7 +34,8 @@ pub struct ShoppingCart;
     version = "1.0.0",
     instructions = "A shopping cart per session: add, remove and list items.",
     protocol_mode = "legacy",
-    session_mode = "stateful"
+    session_mode = "stateful",
+    session_limits(idle_timeout = 900, max_per_owner = 20, max_anonymous = 2000)
 )]
 impl ShoppingCart {
     /// Add an item to the cart (quantities of the same product add up).

@@ -86,6 +86,10 @@ pub struct ServiceDef {
     pub list_tools_cache: Option<CacheHintDef>,
     /// Allowed browser origins.
     pub allowed_origins: Vec<LitStr>,
+    /// `session_limits(...)`: idle timeout (s), per owner, anonymous; `None` keeps defaults.
+    pub session_limits: Option<(Option<u64>, Option<u64>, Option<u64>)>,
+    /// `request_state(ttl = ...)` in seconds.
+    pub request_state_ttl: Option<u64>,
     /// Basic tools (empty for advanced services).
     pub tools: Vec<ToolDef>,
     /// The advanced methods, for `#[mcp::service(advanced)]`.

@@ -151,6 +151,26 @@ mod tests {
     }
 
     #[test]
+    fn constant_limits_must_be_positive() {
+        let errs = errors(
+            quote::quote!(
+                session_limits(idle_timeout = 0, max_per_owner = 5),
+                request_state(ttl = 0)
+            ),
+            parse_quote! { impl S {} },
+        );
+        assert!(
+            errs.iter().any(|e| e == "`idle_timeout` must be positive"),
+            "{errs:#?}"
+        );
+        assert!(
+            errs.iter().any(|e| e == "`ttl` must be positive"),
+            "{errs:#?}"
+        );
+        assert_eq!(errs.len(), 2, "{errs:#?}");
+    }
+
+    #[test]
     fn misspelled_keys_suggest_the_right_one() {
         let errs = errors(
             quote::quote!(protocol_mod = "auto"),

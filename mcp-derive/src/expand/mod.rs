@@ -116,6 +116,28 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
         let h = hint(h);
         chain.extend(quote!(.list_tools_cache(#h)));
     }
+    if let Some((idle, per_owner, anonymous)) = svc.session_limits {
+        let mut limits = quote!(#k::session::SessionLimits::default());
+        let mut fields = TokenStream::new();
+        if let Some(s) = idle {
+            fields.extend(quote!(idle_timeout: ::core::time::Duration::from_secs(#s),));
+        }
+        if let Some(n) = per_owner {
+            let n = n as usize;
+            fields.extend(quote!(max_per_owner: #n,));
+        }
+        if let Some(n) = anonymous {
+            let n = n as usize;
+            fields.extend(quote!(max_anonymous: #n,));
+        }
+        if !fields.is_empty() {
+            limits = quote!(#k::session::SessionLimits { #fields ..#limits });
+        }
+        chain.extend(quote!(.session_limits(#limits)));
+    }
+    if let Some(ttl) = svc.request_state_ttl {
+        chain.extend(quote!(.request_state_ttl(::core::time::Duration::from_secs(#ttl))));
+    }
     if !svc.allowed_origins.is_empty() {
         let o = &svc.allowed_origins;
         chain.extend(quote!(.allowed_origins([#(#o),*])));

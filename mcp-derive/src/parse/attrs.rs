@@ -19,9 +19,27 @@ pub struct ServiceArgs {
     pub session_mode: Option<LitStr>,
     pub cache: Option<CacheArgs>,
     pub allowed_origins: Option<Vec<LitStr>>,
+    pub session_limits: Option<SessionLimitsArgs>,
+    pub request_state: Option<RequestStateArgs>,
     pub advanced: Flag,
     #[darling(rename = "crate")]
     pub krate: Option<LitStr>,
+}
+
+/// `session_limits(idle_timeout = 1800, max_per_owner = 100, max_anonymous = 10_000)`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct SessionLimitsArgs {
+    pub idle_timeout: Option<SpannedValue<u64>>,
+    pub max_per_owner: Option<SpannedValue<u64>>,
+    pub max_anonymous: Option<SpannedValue<u64>>,
+}
+
+/// `request_state(ttl = 300)` (keys are secrets: they are given at run time).
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct RequestStateArgs {
+    pub ttl: Option<SpannedValue<u64>>,
 }
 
 /// `cache(discover(...), list_tools(...))`.

@@ -4,6 +4,8 @@
 
 mod attrs;
 
+use darling::util::SpannedValue;
+
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -80,6 +82,24 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         ),
         None => (None, None),
     };
+    let positive = |v: &Option<SpannedValue<u64>>, what: &str| -> Option<u64> {
+        let v = v.as_ref()?;
+        if **v == 0 {
+            cx.push(plain(v.span(), format!("`{what}` must be positive")));
+        }
+        Some(**v)
+    };
+    let session_limits = args.session_limits.as_ref().map(|l| {
+        (
+            positive(&l.idle_timeout, "idle_timeout"),
+            positive(&l.max_per_owner, "max_per_owner"),
+            positive(&l.max_anonymous, "max_anonymous"),
+        )
+    });
+    let request_state_ttl = args
+        .request_state
+        .as_ref()
+        .and_then(|r| positive(&r.ttl, "ttl"));
     let allowed_origins = args.allowed_origins.clone().unwrap_or_default();
     for o in &allowed_origins {
         let v = o.value();
@@ -120,6 +140,8 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         discover_cache,
         list_tools_cache,
         allowed_origins,
+        session_limits,
+        request_state_ttl,
         tools,
         advanced,
     }

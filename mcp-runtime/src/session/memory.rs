@@ -1,24 +1,48 @@
 //! The in-memory session store: one map of sessions plus, per pool, an index ordered by
 //! recency, so eviction takes the least recently used session in O(log n) and expiry walks
 //! only the sessions that have expired (never a full scan per request).
+//!
+//! An idle session costs about 200 bytes: ids are kept as 128-bit numbers (not strings),
+//! times as nanoseconds since the store was made, values only once a session has some, and
+//! the session information (protocol version and client capabilities, as compact JSON) is
+//! shared by every session that declared the same (almost all of them), and freed with the
+//! last of them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, new_session_id};
+use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError};
 use crate::dispatch::BoxFuture;
 use crate::protocol::JsonObject;
 
 /// How many expired sessions one operation removes at most (the sweep is amortized).
 const SWEEP_BATCH: usize = 64;
 
+/// A session id: the 128 random bits that [`super::new_session_id`] writes as 32 lowercase
+/// hex digits.
+type Id = u128;
+
 /// The default session store: sessions in this process's memory.
-#[derive(Default)]
 pub struct MemoryStore {
     inner: Mutex<Inner>,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self {
+            inner: Mutex::new(Inner {
+                sessions: HashMap::new(),
+                by_recency: BTreeMap::new(),
+                pools: HashMap::new(),
+                profiles: HashSet::new(),
+                next_stamp: 0,
+                epoch: Instant::now(),
+            }),
+        }
+    }
 }
 
 impl std::fmt::Debug for MemoryStore {
@@ -29,22 +53,34 @@ impl std::fmt::Debug for MemoryStore {
     }
 }
 
-#[derive(Default)]
 struct Inner {
-    sessions: HashMap<Arc<str>, Entry>,
+    sessions: HashMap<Id, Entry>,
     /// Recency stamp → id, for all sessions (oldest first): the expiry walk.
-    by_recency: BTreeMap<u64, Arc<str>>,
+    by_recency: BTreeMap<u64, Id>,
     /// Per pool: recency stamp → id (oldest first): eviction.
-    pools: HashMap<Owner, BTreeMap<u64, Arc<str>>>,
+    pools: HashMap<Owner, BTreeMap<u64, Id>>,
+    /// The distinct session information of the live sessions.
+    profiles: HashSet<Arc<Profile>>,
     next_stamp: u64,
+    /// The origin of [`Entry::last_used`].
+    epoch: Instant,
+}
+
+/// What `initialize` stored about a session, shared by the sessions that declared the same.
+#[derive(PartialEq, Eq, Hash)]
+struct Profile {
+    protocol_version: Box<str>,
+    /// The client capabilities as compact JSON.
+    capabilities: Box<str>,
 }
 
 struct Entry {
     owner: Owner,
     stamp: u64,
-    last_used: Instant,
-    info: Box<SessionInfo>,
-    values: JsonObject,
+    /// Nanoseconds since [`Inner::epoch`].
+    last_used: u64,
+    profile: Arc<Profile>,
+    values: Option<Box<JsonObject>>,
 }
 
 impl MemoryStore {
@@ -58,14 +94,50 @@ impl MemoryStore {
     }
 }
 
+/// The id of a session id string: `None` unless it is 32 lowercase hex digits (so one
+/// session has exactly one id string).
+fn parse_id(id: &str) -> Option<Id> {
+    if id.len() != 32 || !id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    Id::from_str_radix(id, 16).ok()
+}
+
+fn format_id(id: Id) -> String {
+    format!("{id:032x}")
+}
+
+fn no_session(id: &str) -> StoreError {
+    StoreError(format!("no session {id}"))
+}
+
 impl Inner {
     fn stamp(&mut self) -> u64 {
         self.next_stamp += 1;
         self.next_stamp
     }
 
-    fn remove(&mut self, id: &str) -> Option<Entry> {
-        let entry = self.sessions.remove(id)?;
+    fn now(&self, now: Instant) -> u64 {
+        u64::try_from(now.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn expired(&self, entry: &Entry, limits: &SessionLimits, now: Instant) -> bool {
+        let idle = u64::try_from(limits.idle_timeout.as_nanos()).unwrap_or(u64::MAX);
+        self.now(now).saturating_sub(entry.last_used) >= idle
+    }
+
+    /// The shared profile equal to `profile`.
+    fn intern(&mut self, profile: Profile) -> Arc<Profile> {
+        if let Some(shared) = self.profiles.get(&profile) {
+            return shared.clone();
+        }
+        let shared = Arc::new(profile);
+        self.profiles.insert(shared.clone());
+        shared
+    }
+
+    fn remove(&mut self, id: Id) -> Option<Entry> {
+        let entry = self.sessions.remove(&id)?;
         self.by_recency.remove(&entry.stamp);
         if let Some(pool) = self.pools.get_mut(&entry.owner) {
             pool.remove(&entry.stamp);
@@ -73,48 +145,70 @@ impl Inner {
                 self.pools.remove(&entry.owner);
             }
         }
+        // The set and this entry hold the last references: nobody else uses the profile.
+        if Arc::strong_count(&entry.profile) == 2 {
+            self.profiles.remove(&*entry.profile);
+        }
         Some(entry)
     }
 
     /// Removes up to `SWEEP_BATCH` expired sessions, oldest first.
     fn sweep(&mut self, limits: &SessionLimits, now: Instant) {
         for _ in 0..SWEEP_BATCH {
-            let Some((_, id)) = self.by_recency.first_key_value() else {
+            let Some((_, &id)) = self.by_recency.first_key_value() else {
                 return;
             };
-            let id = id.clone();
             let expired = self
                 .sessions
                 .get(&id)
-                .is_none_or(|e| now.duration_since(e.last_used) >= limits.idle_timeout);
+                .is_none_or(|e| self.expired(e, limits, now));
             if !expired {
                 return;
             }
-            self.remove(&id);
+            self.remove(id);
         }
     }
 
-    fn touch(&mut self, id: &Arc<str>, now: Instant) {
+    fn touch(&mut self, id: Id, now: Instant) {
         let stamp = self.stamp();
-        let Some(entry) = self.sessions.get_mut(id) else {
+        let now = self.now(now);
+        let Some(entry) = self.sessions.get_mut(&id) else {
             return;
         };
         let old = std::mem::replace(&mut entry.stamp, stamp);
         entry.last_used = now;
-        let owner = entry.owner.clone();
         self.by_recency.remove(&old);
-        self.by_recency.insert(stamp, id.clone());
-        if let Some(pool) = self.pools.get_mut(&owner) {
+        self.by_recency.insert(stamp, id);
+        if let Some(pool) = self.pools.get_mut(&entry.owner) {
             pool.remove(&old);
-            pool.insert(stamp, id.clone());
+            pool.insert(stamp, id);
         }
     }
 
-    fn values(&mut self, id: &str) -> Result<&mut JsonObject, StoreError> {
-        self.sessions
-            .get_mut(id)
-            .map(|e| &mut e.values)
-            .ok_or_else(|| StoreError(format!("no session {id}")))
+    fn entry(&mut self, id: &str) -> Result<&mut Entry, StoreError> {
+        parse_id(id)
+            .and_then(|key| self.sessions.get_mut(&key))
+            .ok_or_else(|| no_session(id))
+    }
+
+    /// The values of session `id`, or `None` when it has none yet.
+    fn values(&mut self, id: &str) -> Result<Option<&mut JsonObject>, StoreError> {
+        Ok(self.entry(id)?.values.as_deref_mut())
+    }
+
+    /// The values of session `id`, made when it has none yet.
+    fn values_mut(&mut self, id: &str) -> Result<&mut JsonObject, StoreError> {
+        let values = self.entry(id)?.values.get_or_insert_default();
+        Ok(&mut **values)
+    }
+
+    /// Drops the values of session `id` when none is left.
+    fn shrink(&mut self, id: &str) {
+        if let Ok(entry) = self.entry(id)
+            && entry.values.as_ref().is_some_and(|v| v.is_empty())
+        {
+            entry.values = None;
+        }
     }
 }
 
@@ -129,6 +223,18 @@ impl SessionStore for MemoryStore {
         info: SessionInfo,
         limits: &'a SessionLimits,
     ) -> BoxFuture<'a, Result<Created, StoreError>> {
+        let capabilities = match serde_json::to_string(&info.client_capabilities) {
+            Ok(c) => c,
+            Err(e) => {
+                return ready(Err(StoreError(format!(
+                    "cannot encode client capabilities: {e}"
+                ))));
+            }
+        };
+        let profile = Profile {
+            protocol_version: info.protocol_version.into(),
+            capabilities: capabilities.into(),
+        };
         let now = Instant::now();
         let mut inner = self.lock();
         inner.sweep(limits, now);
@@ -139,33 +245,40 @@ impl SessionStore for MemoryStore {
                 .pools
                 .get(owner)
                 .and_then(|p| p.first_key_value())
-                .map(|(_, id)| id.clone())
+                .map(|(_, &id)| id)
             else {
                 break;
             };
-            inner.remove(&oldest);
-            evicted.push(oldest.to_string());
+            inner.remove(oldest);
+            evicted.push(format_id(oldest));
         }
-        let id: Arc<str> = new_session_id().into();
+        let id = loop {
+            let id: Id = rand::random();
+            if !inner.sessions.contains_key(&id) {
+                break id;
+            }
+        };
         let stamp = inner.stamp();
+        let profile = inner.intern(profile);
+        let last_used = inner.now(now);
         inner.sessions.insert(
-            id.clone(),
+            id,
             Entry {
                 owner: owner.clone(),
                 stamp,
-                last_used: now,
-                info: Box::new(info),
-                values: JsonObject::new(),
+                last_used,
+                profile,
+                values: None,
             },
         );
-        inner.by_recency.insert(stamp, id.clone());
+        inner.by_recency.insert(stamp, id);
         inner
             .pools
             .entry(owner.clone())
             .or_default()
-            .insert(stamp, id.clone());
+            .insert(stamp, id);
         ready(Ok(Created {
-            id: id.to_string(),
+            id: format_id(id),
             evicted,
         }))
     }
@@ -179,20 +292,29 @@ impl SessionStore for MemoryStore {
         let now = Instant::now();
         let mut inner = self.lock();
         inner.sweep(limits, now);
-        let Some((key, entry)) = inner.sessions.get_key_value(id) else {
+        let Some(key) = parse_id(id) else {
+            return ready(Ok(None));
+        };
+        let Some(entry) = inner.sessions.get(&key) else {
             return ready(Ok(None));
         };
         if &entry.owner != owner {
             return ready(Ok(None));
         }
-        if now.duration_since(entry.last_used) >= limits.idle_timeout {
-            inner.remove(id);
+        if inner.expired(entry, limits, now) {
+            inner.remove(key);
             return ready(Ok(None));
         }
-        let key = key.clone();
-        let info = (*entry.info).clone();
-        inner.touch(&key, now);
-        ready(Ok(Some(info)))
+        let profile = entry.profile.clone();
+        inner.touch(key, now);
+        drop(inner);
+        let info = serde_json::from_str(&profile.capabilities)
+            .map(|client_capabilities| SessionInfo {
+                protocol_version: profile.protocol_version.to_string(),
+                client_capabilities,
+            })
+            .map_err(|e| StoreError(format!("malformed client capabilities: {e}")));
+        ready(info.map(Some))
     }
 
     fn delete<'a>(
@@ -200,9 +322,12 @@ impl SessionStore for MemoryStore {
         id: &'a str,
         owner: &'a Owner,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let Some(key) = parse_id(id) else {
+            return ready(Ok(false));
+        };
         let mut inner = self.lock();
-        let owned = inner.sessions.get(id).is_some_and(|e| &e.owner == owner);
-        ready(Ok(owned && inner.remove(id).is_some()))
+        let owned = inner.sessions.get(&key).is_some_and(|e| &e.owner == owner);
+        ready(Ok(owned && inner.remove(key).is_some()))
     }
 
     fn get<'a>(
@@ -211,7 +336,11 @@ impl SessionStore for MemoryStore {
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
         let mut inner = self.lock();
-        ready(inner.values(id).map(|v| v.get(key).cloned()))
+        ready(
+            inner
+                .values(id)
+                .map(|v| v.and_then(|v| v.get(key).cloned())),
+        )
     }
 
     fn set<'a>(
@@ -221,7 +350,7 @@ impl SessionStore for MemoryStore {
         value: Value,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         let mut inner = self.lock();
-        ready(inner.values(id).map(|v| {
+        ready(inner.values_mut(id).map(|v| {
             v.insert(key.to_owned(), value);
         }))
     }
@@ -232,12 +361,18 @@ impl SessionStore for MemoryStore {
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
         let mut inner = self.lock();
-        ready(inner.values(id).map(|v| v.remove(key)))
+        let removed = inner.values(id).map(|v| v.and_then(|v| v.remove(key)));
+        inner.shrink(id);
+        ready(removed)
     }
 
     fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
         let mut inner = self.lock();
-        ready(inner.values(id).map(|v| v.keys().cloned().collect()))
+        ready(
+            inner
+                .values(id)
+                .map(|v| v.map(|v| v.keys().cloned().collect()).unwrap_or_default()),
+        )
     }
 
     fn update<'a>(
@@ -247,13 +382,14 @@ impl SessionStore for MemoryStore {
         f: &'a (dyn Fn(Option<Value>) -> Option<Value> + Send + Sync),
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
         let mut inner = self.lock();
-        let result = inner.values(id).map(|values| {
+        let result = inner.values_mut(id).map(|values| {
             let next = f(values.remove(key));
             if let Some(v) = &next {
                 values.insert(key.to_owned(), v.clone());
             }
             next
         });
+        inner.shrink(id);
         ready(result)
     }
 
@@ -265,6 +401,7 @@ impl SessionStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::time::Duration;
 
     fn info() -> SessionInfo {
@@ -391,5 +528,93 @@ mod tests {
             t.await.unwrap();
         }
         assert_eq!(store.get(&id, "n").await.unwrap(), Some(Value::from(2000)));
+    }
+
+    #[tokio::test]
+    async fn session_information_is_shared_and_freed_with_the_last_session() {
+        let store = MemoryStore::new();
+        let l = limits(10, 10);
+        let caps = |v: Value| SessionInfo {
+            protocol_version: "2025-06-18".into(),
+            client_capabilities: v,
+        };
+        let a = store
+            .create(
+                &Owner::Anonymous,
+                caps(json!({"roots": {"listChanged": true}})),
+                &l,
+            )
+            .await
+            .unwrap()
+            .id;
+        let b = store
+            .create(
+                &Owner::Anonymous,
+                caps(json!({"roots": {"listChanged": true}})),
+                &l,
+            )
+            .await
+            .unwrap()
+            .id;
+        let c = store
+            .create(&Owner::Anonymous, caps(json!({"sampling": {}})), &l)
+            .await
+            .unwrap()
+            .id;
+        assert_eq!(store.lock().profiles.len(), 2);
+        assert_eq!(
+            store.open(&b, &Owner::Anonymous, &l).await.unwrap(),
+            Some(caps(json!({"roots": {"listChanged": true}})))
+        );
+        assert_eq!(
+            store.open(&c, &Owner::Anonymous, &l).await.unwrap(),
+            Some(caps(json!({"sampling": {}})))
+        );
+        store.delete(&a, &Owner::Anonymous).await.unwrap();
+        assert_eq!(store.lock().profiles.len(), 2);
+        store.delete(&b, &Owner::Anonymous).await.unwrap();
+        store.delete(&c, &Owner::Anonymous).await.unwrap();
+        assert!(store.lock().profiles.is_empty());
+    }
+
+    #[tokio::test]
+    async fn ids_are_exact_and_values_live_with_the_session() {
+        let store = MemoryStore::new();
+        let l = limits(10, 10);
+        let id = store
+            .create(&Owner::Anonymous, info(), &l)
+            .await
+            .unwrap()
+            .id;
+        assert_eq!(id.len(), 32);
+        // Only the exact id string names the session.
+        for other in [
+            id.to_uppercase(),
+            format!("+{}", &id[1..]),
+            "x".into(),
+            String::new(),
+        ] {
+            assert!(
+                store
+                    .open(&other, &Owner::Anonymous, &l)
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+            assert!(store.get(&other, "k").await.is_err());
+            assert!(!store.delete(&other, &Owner::Anonymous).await.unwrap());
+        }
+        assert_eq!(store.get(&id, "k").await.unwrap(), None);
+        assert!(store.keys(&id).await.unwrap().is_empty());
+        assert_eq!(store.remove(&id, "k").await.unwrap(), None);
+        store.set(&id, "k", json!(1)).await.unwrap();
+        store.set(&id, "a", json!(2)).await.unwrap();
+        assert_eq!(store.keys(&id).await.unwrap(), vec!["a", "k"]);
+        assert_eq!(store.remove(&id, "k").await.unwrap(), Some(json!(1)));
+        assert_eq!(store.update(&id, "a", &|_| None).await.unwrap(), None);
+        assert!(store.keys(&id).await.unwrap().is_empty());
+        assert!(store.lock().sessions.values().all(|e| e.values.is_none()));
+        store.delete(&id, &Owner::Anonymous).await.unwrap();
+        assert!(store.set(&id, "k", json!(1)).await.is_err());
     }
 }

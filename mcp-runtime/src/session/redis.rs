@@ -1,25 +1,7 @@
 //! [`RedisStore`]: legacy sessions in Redis, shared by every server that points at the same
 //! Redis and key prefix. Limits, eviction and expiry are decided inside Redis (Lua scripts
-//! run atomically, on Redis's clock), so they hold across processes.
-//!
-//! # Key layout
-//!
-//! With prefix `P` (default `mcp`):
-//!
-//! | key | type | content | TTL |
-//! | --- | --- | --- | --- |
-//! | `P:s:{id}` | hash | `o` owner key, `v` protocol version, `c` client capabilities (JSON), `t` last use (µs, Redis clock), `k:{key}` each value (JSON) | idle timeout, renewed on open |
-//! | `P:pool:a`, `P:pool:c:{owner}` | sorted set | the session ids of the anonymous pool or of one caller, scored by last use (µs) | the longest idle timeout of its members |
-//! | `P:live` | sorted set | every session id, scored by its expiry deadline (µs), for [`SessionStore::len`] | as above |
-//!
-//! Pool scores strictly increase within a pool (a use in the same microsecond as the newest
-//! member scores one more), so the least recently used session is always the lowest score.
-//! Members whose session expired leave their pool when a `create` of that pool drops the
-//! scores older than the idle timeout, and evicting skips members whose hash is gone, so an
-//! expired session never counts against a limit nor shows up as evicted.
-//!
-//! The scripts compute the keys of evicted sessions themselves, so the store needs a single
-//! Redis (with replicas if you like), not Redis Cluster.
+//! run atomically, on Redis's clock), so they hold across processes. [`RedisStore`]
+//! documents the key layout.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -230,10 +212,8 @@ impl Scripts {
 /// the session; per pool (each identified caller, and all anonymous callers together) a
 /// sorted set orders the sessions by last use for eviction. [`update`](SessionStore::update)
 /// is an optimistic compare-and-set that retries, so its closure may run more than once.
-/// The module documentation lists the keys.
 ///
-/// Needs a single Redis server (Redis Cluster is not supported). Errors become
-/// [`StoreError`]s without credentials; the transport answers them with 503.
+/// Errors become [`StoreError`]s without credentials; the transport answers them with 503.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -251,6 +231,25 @@ impl Scripts {
 /// # Ok(())
 /// # }
 /// ```
+///
+/// # Key layout
+///
+/// With prefix `P` (default `mcp`):
+///
+/// | key | type | content | TTL |
+/// | --- | --- | --- | --- |
+/// | `P:s:{id}` | hash | `o` owner key, `v` protocol version, `c` client capabilities (JSON), `t` last use (µs, Redis clock), `k:{key}` each value (JSON) | idle timeout, renewed on open |
+/// | `P:pool:a`, `P:pool:c:{owner}` | sorted set | the session ids of the anonymous pool or of one caller, scored by last use (µs) | the longest idle timeout of its members |
+/// | `P:live` | sorted set | every session id, scored by its expiry deadline (µs), for [`SessionStore::len`] | as above |
+///
+/// Pool scores strictly increase within a pool (a use in the same microsecond as the newest
+/// member scores one more), so the least recently used session is always the lowest score.
+/// Members whose session expired leave their pool when a `create` of that pool drops the
+/// scores older than the idle timeout, and evicting skips members whose hash is gone, so an
+/// expired session never counts against a limit nor shows up as evicted.
+///
+/// The scripts compute the keys of evicted sessions themselves, so the store needs one Redis
+/// server (replicas are fine), not Redis Cluster; Redis 5 or later (`ZPOPMIN`), or Valkey.
 #[derive(Clone)]
 pub struct RedisStore {
     conn: ConnectionManager,

@@ -86,6 +86,19 @@ impl Conformance {
                     "Returns text, image and resource content",
                 ),
                 tool("test_error_handling", "Always fails with a tool error"),
+                Tool::new(
+                    "test_elicitation",
+                    object(json!({
+                        "type": "object",
+                        "properties": {"message": {"type": "string", "description": "The message to show the user"}},
+                        "required": ["message"]
+                    })),
+                )
+                .with_description("Asks the client for user input"),
+                tool(
+                    "test_elicitation_sep1034_defaults",
+                    "Elicitation whose fields all carry defaults (SEP-1034)",
+                ),
                 Tool::new(JSON_SCHEMA_2020_12_TOOL, json_schema_2020_12())
                     .with_description("Tool with JSON Schema 2020-12 features (SEP-1613)"),
             ],
@@ -157,6 +170,9 @@ impl AdvancedService for Conformance {
                 ),
             ]),
             "test_error_handling" => CallToolResult::error(ERROR_MESSAGE),
+            "test_elicitation" | "test_elicitation_sep1034_defaults" => {
+                return Ok(elicitation_fixture(&params));
+            }
             JSON_SCHEMA_2020_12_TOOL => {
                 let args = Value::Object(params.arguments.unwrap_or_default());
                 CallToolResult::text(format!("JSON Schema 2020-12 tool called with: {args}"))
@@ -168,6 +184,65 @@ impl AdvancedService for Conformance {
             }
         };
         Ok(result.into())
+    }
+}
+
+/// The elicitation fixtures: ask one form question (an input-required result; legacy
+/// clients on a session get it as a real `elicitation/create`), then report the answer.
+fn elicitation_fixture(params: &CallToolParams) -> CallToolResponse {
+    let (prefix, message, schema) = if params.name == "test_elicitation" {
+        let message = params
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}
+            },
+            "required": ["username", "email"]
+        });
+        ("User response", message.to_owned(), schema)
+    } else {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "description": "Verification status", "default": true}
+            },
+            "required": []
+        });
+        (
+            "Elicitation completed",
+            "Please review and update the form fields with defaults".to_owned(),
+            schema,
+        )
+    };
+    match params
+        .input_responses
+        .as_ref()
+        .and_then(|r| r.get("answer"))
+    {
+        None => mcp::InputRequired::new()
+            .elicit(
+                "answer",
+                mcp::elicit_form(message, mcp::FormSchema::from_json(schema)),
+            )
+            .into(),
+        Some(answer) => {
+            let action = answer
+                .get("action")
+                .and_then(Value::as_str)
+                .unwrap_or("cancel");
+            let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
+            CallToolResult::text(format!("{prefix}: action={action}, content={content}")).into()
+        }
     }
 }
 

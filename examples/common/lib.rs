@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod calculator;
 pub mod calendar_connect;
+pub mod cart_demo;
 pub mod conformance;
 pub mod crypto;
 pub mod echo;

@@ -36,6 +36,8 @@
 //! | [`MCP_216`] | Invalid `#[argument(header = ...)]` header name | syntactic |
 //! | [`MCP_217`] | Duplicate `#[argument(header = ...)]` header name | syntactic |
 //! | [`MCP_218`] | `#[argument(header = ...)]` with an explicit `#[tool(schema = ...)]` | syntactic |
+//! | [`MCP_219`] | A struct field that cannot be a form field | trait bound ([`FormField`](crate::FormField)) |
+//! | [`MCP_220`] | An `elicit_form` schema that is neither a form schema value nor a named form type | trait bound ([`IntoFormSchema`](crate::IntoFormSchema)) |
 //! | [`MCP_221`] | `structured_output = false` with an explicit `output_schema` | syntactic |
 //! | [`MCP_222`] | `structured_output = true` on a tool whose return type has no JSON Schema | trait bound |
 //! | [`MCP_WARNING_202`] | A required `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
@@ -93,6 +95,12 @@ pub struct MCP_217;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_218.md")]
 pub struct MCP_218;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_219.md")]
+pub struct MCP_219;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_220.md")]
+pub struct MCP_220;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_221.md")]
 pub struct MCP_221;

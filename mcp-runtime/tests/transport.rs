@@ -1084,3 +1084,47 @@ async fn advanced_tool_lookup_reuses_the_list_while_its_hint_is_fresh() {
         .assert_error(400, -32020, json!(1));
     assert_eq!(calls.load(Ordering::SeqCst), 3);
 }
+
+#[tokio::test]
+async fn advanced_handlers_get_their_plain_state_and_answers_back() {
+    let app = router();
+    let caps = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let first = send(
+        &app,
+        modern_request(&modern_body(
+            json!(1),
+            "tools/call",
+            json!({"name": "resume", "_meta": caps}),
+        )),
+    )
+    .await;
+    let token = first.result()["requestState"].as_str().unwrap().to_owned();
+    assert!(
+        token.starts_with("v1.") && !token.contains("round-1"),
+        "signed, opaque: {token}"
+    );
+    assert_eq!(
+        first.result()["inputRequests"]["ok"]["params"]["mode"],
+        "form"
+    );
+    let answers = json!({"ok": {"action": "accept", "content": {"ok": true}}});
+    let params =
+        json!({"name": "resume", "requestState": token, "inputResponses": answers, "_meta": caps});
+    let second = send(
+        &app,
+        modern_request(&modern_body(json!(2), "tools/call", params)),
+    )
+    .await;
+    assert_eq!(
+        second.result()["content"][0]["text"],
+        r#"state=round-1 answer={"action":"accept","content":{"ok":true}}"#
+    );
+    // Legacy calls carry no continuation: the handler sees neither state nor answers.
+    let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "resume", "requestState": "round-1", "inputResponses": answers}});
+    let config = ServiceConfig::new("t", "1").session_mode(SessionMode::Stateless);
+    let stateless = router_with(config, TestService::default());
+    send(&stateless, legacy_request(&legacy))
+        .await
+        .assert_error(200, -32603, json!(3));
+}

@@ -130,7 +130,11 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
             let n = n as usize;
             fields.extend(quote!(max_anonymous: #n,));
         }
-        if !fields.is_empty() {
+        let all_given = idle.is_some() && per_owner.is_some() && anonymous.is_some();
+        if all_given {
+            // Every field named: no `..default()`, which clippy flags in user code.
+            limits = quote!(#k::session::SessionLimits { #fields });
+        } else if !fields.is_empty() {
             limits = quote!(#k::session::SessionLimits { #fields ..#limits });
         }
         chain.extend(quote!(.session_limits(#limits)));

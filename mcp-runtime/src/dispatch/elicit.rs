@@ -330,6 +330,7 @@ form_scalar!("boolean": bool);
 form_scalar!("integer": i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 form_scalar!("number": f32, f64);
 
+#[diagnostic::do_not_recommend]
 impl<E: FormEnum> FormField for E {
     fn field_schema() -> Value {
         let options: Vec<Value> = E::options()

@@ -114,6 +114,24 @@ impl AdvancedService for TestService {
                     data: Some(json!({"requiredCapabilities": {"elicitation": {}}})),
                 });
             }
+            "resume" => match &params.request_state {
+                None => CallToolResponse::from(InputRequiredResult {
+                    input_requests: json!({"ok": {"method": "elicitation/create", "params": {
+                        "mode": "form", "message": "Continue?",
+                        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}})
+                    .as_object()
+                    .cloned(),
+                    request_state: Some("round-1".into()),
+                    ..Default::default()
+                }),
+                Some(state) => {
+                    let answer = params.input_responses.as_ref().and_then(|r| r.get("ok")).cloned();
+                    CallToolResponse::from(CallToolResult::text(format!(
+                        "state={state} answer={}",
+                        answer.unwrap_or(Value::Null)
+                    )))
+                }
+            },
             "ask" => {
                 let mut r = InputRequiredResult::default();
                 if text == "state" {

@@ -1,6 +1,7 @@
 //! Shared pieces of the example programs: the services themselves (so tests can serve them
 //! in-process) and [`serve`], which applies the conventions every example follows.
 
+pub mod authz;
 pub mod bench;
 pub mod calculator;
 pub mod calendar_connect;
@@ -8,6 +9,7 @@ pub mod cart_demo;
 pub mod conformance;
 pub mod crypto;
 pub mod echo;
+pub mod files;
 pub mod shopping_cart;
 pub mod table_booking;
 pub mod weather;

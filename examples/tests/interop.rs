@@ -10,80 +10,12 @@
 
 mod interop_support;
 
-use interop_support::{PEER_TIMEOUT, TestServer, interop_dir, node, run};
+use interop_support::{
+    Events, LATEST_LEGACY, MODERN, PEER_TIMEOUT, Peer, TestServer, interop_dir, node, run,
+};
 use serde_json::{Value, json};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-const MODERN: &str = "2026-07-28";
-const LATEST_LEGACY: &str = "2025-11-25";
-
-/// Which peer client, and how it negotiates the era.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Peer {
-    /// v2 client, `server/discover` probe with fallback.
-    Auto,
-    /// v2 client pinned to 2026-07-28.
-    Modern,
-    /// v2 client, 2025 `initialize` handshake.
-    Legacy,
-    /// v1 SDK client (legacy only).
-    V1,
-}
-
-impl Peer {
-    fn args(self) -> &'static [&'static str] {
-        match self {
-            Self::Auto => &["--mode", "auto"],
-            Self::Modern => &["--mode", "modern"],
-            Self::Legacy => &["--mode", "legacy"],
-            Self::V1 => &["--mode", "legacy", "--v1"],
-        }
-    }
-
-    fn modern(self) -> bool {
-        matches!(self, Self::Auto | Self::Modern)
-    }
-
-    /// How the client words a JSON-RPC error with `message`.
-    fn error_message(self, message: &str) -> String {
-        match self {
-            Self::V1 => format!("MCP error -32602: {message}"),
-            _ => message.to_owned(),
-        }
-    }
-}
-
-/// The JSON-lines events of one client run, parsed.
-struct Events {
-    events: Vec<Value>,
-    report: String,
-}
-
-impl Events {
-    fn of(&self, kind: &str) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["event"] == kind).collect()
-    }
-
-    fn one(&self, kind: &str) -> &Value {
-        let found = self.of(kind);
-        assert_eq!(
-            found.len(),
-            1,
-            "expected one `{kind}` event\n{}",
-            self.report
-        );
-        found[0]
-    }
-
-    /// The `step` or `error` event of scripted step `index`.
-    fn step(&self, index: usize) -> &Value {
-        self.events
-            .iter()
-            .find(|e| (e["event"] == "step" || e["event"] == "error") && e["step"] == index)
-            .unwrap_or_else(|| panic!("no event for step {index}\n{}", self.report))
-    }
-}
-
 /// Serves `make`'s service in-process and runs the peer client with `steps`.
 async fn run_client(make: fn() -> mcp::ServerBuilder, peer: Peer, steps: &str) -> Events {
     let server = TestServer::start(|_| make()).await;
@@ -94,17 +26,12 @@ async fn run_client(make: fn() -> mcp::ServerBuilder, peer: Peer, steps: &str) -
     args.extend_from_slice(&["--script", script, "--timeout", "20000"]);
     let output = run(&node(), &args, &interop_dir(), PEER_TIMEOUT).await;
     server.stop().await;
-    let report = output.report();
-    assert!(output.success(), "the peer client failed\n{report}");
-    let events = output
-        .stdout
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}\n{report}"))
-        })
-        .collect();
-    let events = Events { events, report };
+    let events = Events::parse(&output);
+    assert!(
+        output.success(),
+        "the peer client failed\n{}",
+        events.report
+    );
     assert!(
         events.of("mismatch").is_empty(),
         "scripted expectations failed\n{}",
@@ -198,7 +125,7 @@ fn assert_invalid_params(events: &Events, peer: Peer, step: usize, message: &str
     assert_eq!(got["code"], -32602, "step {step}\n{}", events.report);
     assert_eq!(
         got["message"],
-        peer.error_message(message),
+        peer.error_message(-32602, message),
         "step {step}\n{}",
         events.report
     );

@@ -33,7 +33,9 @@ use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use http::{HeaderMap, Method, StatusCode};
-use interop_support::{PEER_TIMEOUT, ProcessOutput, interop_dir, node, run};
+use interop_support::{
+    Events, LATEST_LEGACY, MODERN, PEER_TIMEOUT, Peer, ProcessOutput, interop_dir, node, run,
+};
 use mcp_examples::calendar_connect::{self, Calendar};
 use mcp_examples::shopping_cart::ShoppingCart;
 use mcp_examples::table_booking::Restaurant;
@@ -42,104 +44,6 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-
-const MODERN: &str = "2026-07-28";
-const LATEST_LEGACY: &str = "2025-11-25";
-
-// ---------------------------------------------------------------------------------------
-// Peers
-// ---------------------------------------------------------------------------------------
-
-/// Which peer client (`interop/client.mjs`), and how it negotiates the era.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Peer {
-    /// v2 client, `server/discover` probe with fallback.
-    Auto,
-    /// v2 client pinned to 2026-07-28.
-    Modern,
-    /// v2 client, 2025 `initialize` handshake.
-    Legacy,
-    /// v1 SDK client (legacy only).
-    V1,
-}
-
-impl Peer {
-    fn args(self) -> &'static [&'static str] {
-        match self {
-            Self::Auto => &["--mode", "auto"],
-            Self::Modern => &["--mode", "modern"],
-            Self::Legacy => &["--mode", "legacy"],
-            Self::V1 => &["--mode", "legacy", "--v1"],
-        }
-    }
-
-    fn sdk(self) -> &'static str {
-        match self {
-            Self::V1 => "@modelcontextprotocol/sdk@1.32.2",
-            _ => "@modelcontextprotocol/client@2.4.0",
-        }
-    }
-
-    /// How the client words a JSON-RPC error with `code` and `message`.
-    fn error_message(self, code: i64, message: &str) -> String {
-        match self {
-            Self::V1 => format!("MCP error {code}: {message}"),
-            _ => message.to_owned(),
-        }
-    }
-}
-
-/// The JSON-lines events of one peer run, parsed.
-struct Events {
-    events: Vec<Value>,
-    report: String,
-}
-
-impl Events {
-    fn parse(output: &ProcessOutput) -> Self {
-        let report = output.report();
-        let events = output
-            .stdout
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}\n{report}"))
-            })
-            .collect();
-        Self { events, report }
-    }
-
-    fn of(&self, kind: &str) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["event"] == kind).collect()
-    }
-
-    fn one(&self, kind: &str) -> &Value {
-        let found = self.of(kind);
-        assert_eq!(
-            found.len(),
-            1,
-            "expected one `{kind}` event\n{}",
-            self.report
-        );
-        found[0]
-    }
-
-    /// The `step` or `error` event of scripted step `index`.
-    fn step(&self, index: usize) -> &Value {
-        self.events
-            .iter()
-            .find(|e| (e["event"] == "step" || e["event"] == "error") && e["step"] == index)
-            .unwrap_or_else(|| panic!("no event for step {index}\n{}", self.report))
-    }
-
-    /// The elicitation events of scripted step `index`, in order.
-    fn elicitations(&self, index: usize) -> Vec<&Value> {
-        self.events
-            .iter()
-            .filter(|e| e["event"] == "elicitation" && e["step"] == index)
-            .collect()
-    }
-}
 
 static SCRIPTS: AtomicUsize = AtomicUsize::new(0);
 

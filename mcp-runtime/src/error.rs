@@ -28,6 +28,11 @@ pub enum ServerError {
         /// Optional data.
         data: Option<Value>,
     },
+    /// The caller's token lacks scopes this operation needs (a runtime step-up). On an
+    /// OAuth-protected service the transport answers HTTP 403 with an `insufficient_scope`
+    /// challenge naming [`InsufficientScopeError::scopes`].
+    #[error("{0}")]
+    InsufficientScope(InsufficientScopeError),
 }
 
 impl ServerError {
@@ -47,6 +52,7 @@ impl ServerError {
             Self::InvalidParams(_) => ErrorCode::INVALID_PARAMS,
             Self::Internal(_) => ErrorCode::INTERNAL_ERROR,
             Self::Rpc { code, .. } => *code,
+            Self::InsufficientScope(_) => ErrorCode::TRANSPORT,
         }
     }
 
@@ -78,6 +84,57 @@ pub struct InvalidParamsError(pub String);
 impl From<InvalidParamsError> for ServerError {
     fn from(e: InvalidParamsError) -> Self {
         Self::InvalidParams(e.0)
+    }
+}
+
+/// A tool or advanced handler decides at runtime that the caller needs more scopes. The
+/// server answers HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` and
+/// `scope` set to exactly [`scopes`](Self::scopes), so that an OAuth client can obtain a
+/// token with those scopes and retry (step-up authorization).
+///
+/// ```
+/// fn purge(auth: &mcp::AuthContext) -> Result<String, mcp::InsufficientScopeError> {
+///     if !auth.scopes.contains("files:admin") {
+///         return Err(mcp::InsufficientScopeError::new("purging needs files:admin", ["files:admin"]));
+///     }
+///     Ok("purged".into())
+/// }
+/// # assert!(purge(&mcp::AuthContext::default()).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InsufficientScopeError {
+    message: String,
+    scopes: Vec<String>,
+}
+
+impl InsufficientScopeError {
+    /// The error with a human-readable `message` (sent as `error_description`) and the
+    /// scopes the operation needs.
+    pub fn new<S: Into<String>>(
+        message: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The scopes the operation needs.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+}
+
+impl From<InsufficientScopeError> for ServerError {
+    fn from(e: InsufficientScopeError) -> Self {
+        Self::InsufficientScope(e)
     }
 }
 

@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod diagnostics;
@@ -25,7 +27,7 @@ pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
 };
-pub use error::{Error, InvalidParamsError, ServerError};
+pub use error::{Error, InsufficientScopeError, InvalidParamsError, ServerError};
 pub use mcp_derive::Form;
 pub use mcp_derive::service;
 pub use protocol::{

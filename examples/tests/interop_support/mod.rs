@@ -207,3 +207,111 @@ pub async fn run(program: &Path, args: &[&str], cwd: &Path, timeout: Duration) -
         stderr: read(stderr).await,
     }
 }
+
+/// The modern protocol version.
+pub const MODERN: &str = "2026-07-28";
+/// The newest legacy protocol version.
+pub const LATEST_LEGACY: &str = "2025-11-25";
+
+/// Which peer client (`interop/client.mjs`), and how it negotiates the era.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// v2 client, `server/discover` probe with fallback.
+    Auto,
+    /// v2 client pinned to 2026-07-28.
+    Modern,
+    /// v2 client, 2025 `initialize` handshake.
+    Legacy,
+    /// v1 SDK client (legacy only).
+    V1,
+}
+
+impl Peer {
+    /// The `client.mjs` arguments selecting this peer.
+    pub fn args(self) -> &'static [&'static str] {
+        match self {
+            Self::Auto => &["--mode", "auto"],
+            Self::Modern => &["--mode", "modern"],
+            Self::Legacy => &["--mode", "legacy"],
+            Self::V1 => &["--mode", "legacy", "--v1"],
+        }
+    }
+
+    /// `true` when the peer ends up on the modern era against a dual-era server.
+    pub fn modern(self) -> bool {
+        matches!(self, Self::Auto | Self::Modern)
+    }
+
+    /// The package the peer runs on, as `client.mjs` reports it.
+    pub fn sdk(self) -> &'static str {
+        match self {
+            Self::V1 => "@modelcontextprotocol/sdk@1.32.2",
+            _ => "@modelcontextprotocol/client@2.4.0",
+        }
+    }
+
+    /// How the client words a JSON-RPC error with `code` and `message`.
+    pub fn error_message(self, code: i64, message: &str) -> String {
+        match self {
+            Self::V1 => format!("MCP error {code}: {message}"),
+            _ => message.to_owned(),
+        }
+    }
+}
+
+/// The JSON-lines events of one peer run, parsed.
+pub struct Events {
+    /// The events, in order.
+    pub events: Vec<serde_json::Value>,
+    /// Command, status and output, for failure messages.
+    pub report: String,
+}
+
+impl Events {
+    /// Parses a peer's stdout (one JSON object per line).
+    pub fn parse(output: &ProcessOutput) -> Self {
+        let report = output.report();
+        let events = output
+            .stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}\n{report}"))
+            })
+            .collect();
+        Self { events, report }
+    }
+
+    /// The events of one kind.
+    pub fn of(&self, kind: &str) -> Vec<&serde_json::Value> {
+        self.events.iter().filter(|e| e["event"] == kind).collect()
+    }
+
+    /// The single event of one kind.
+    pub fn one(&self, kind: &str) -> &serde_json::Value {
+        let found = self.of(kind);
+        assert_eq!(
+            found.len(),
+            1,
+            "expected one `{kind}` event\n{}",
+            self.report
+        );
+        found[0]
+    }
+
+    /// The `step` or `error` event of scripted step `index`.
+    pub fn step(&self, index: usize) -> &serde_json::Value {
+        self.events
+            .iter()
+            .find(|e| (e["event"] == "step" || e["event"] == "error") && e["step"] == index)
+            .unwrap_or_else(|| panic!("no event for step {index}\n{}", self.report))
+    }
+
+    /// The elicitation events of scripted step `index`, in order.
+    pub fn elicitations(&self, index: usize) -> Vec<&serde_json::Value> {
+        self.events
+            .iter()
+            .filter(|e| e["event"] == "elicitation" && e["step"] == index)
+            .collect()
+    }
+}

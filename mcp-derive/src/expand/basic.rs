@@ -28,6 +28,12 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         let name = &t.name;
         quote!(#(#cfg)* #name => #i,)
     });
+    let scope_arms = svc.tools.iter().filter(|t| !t.scopes.is_empty()).map(|t| {
+        let cfg = &t.cfg_attrs;
+        let name = &t.name;
+        let scopes = t.scopes.iter();
+        quote!(#(#cfg)* #name => &[#(#scopes),*],)
+    });
     let call_arms = svc.tools.iter().enumerate().map(|(i, t)| {
         let cfg = &t.cfg_attrs;
         let body = call_arm(svc, i, t);
@@ -59,6 +65,13 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
 
             fn static_tools(&self) -> ::core::option::Option<&[#k::Tool]> {
                 ::core::option::Option::Some(__mcp_tools())
+            }
+
+            fn tool_scopes(&self, name: &str) -> &'static [&'static str] {
+                match name {
+                    #(#scope_arms)*
+                    _ => &[],
+                }
             }
 
             fn list_tools<'__mcp_a>(

@@ -295,6 +295,12 @@ impl SpecificFailure for &&Probe<InvalidParamsError> {
         RpcFailure
     }
 }
+impl SpecificFailure for &&Probe<crate::error::InsufficientScopeError> {
+    type Tag = RpcFailure;
+    fn failure_tag(self) -> RpcFailure {
+        RpcFailure
+    }
+}
 impl<E> GenericFailure for &Probe<E> {
     type Tag = OpaqueFailure<E>;
     fn failure_tag(self) -> Self::Tag {

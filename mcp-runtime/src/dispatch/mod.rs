@@ -37,7 +37,7 @@ pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 
-use crate::error::{Error, ServerError};
+use crate::error::{Error, InsufficientScopeError, ServerError};
 use crate::protocol::{
     CallToolParams, CallToolResponse, CallToolResult, DiscoverResult, ErrorCode, ErrorObject,
     InitializeParams, InitializeResult, InputRequiredResult, JsonObject, ListToolsParams,
@@ -66,6 +66,8 @@ pub enum Reply {
         /// The error object.
         error: ErrorObject,
     },
+    /// The caller lacks scopes: HTTP 403 with an `insufficient_scope` challenge.
+    InsufficientScope(InsufficientScopeError),
 }
 
 impl Reply {
@@ -98,7 +100,10 @@ impl Reply {
     }
 
     fn from_server_error(e: &ServerError) -> Self {
-        Self::in_band(e.to_error_object())
+        match e {
+            ServerError::InsufficientScope(e) => Self::InsufficientScope(e.clone()),
+            e => Self::in_band(e.to_error_object()),
+        }
     }
 }
 
@@ -133,6 +138,8 @@ pub struct ServerBuilder {
     handler: Box<dyn ServiceHandler>,
     config: ServiceConfig,
     store: Option<Arc<dyn SessionStore>>,
+    #[cfg(feature = "oauth")]
+    auth: Option<crate::auth::AuthConfig>,
 }
 
 impl ServerBuilder {
@@ -163,10 +170,50 @@ impl ServerBuilder {
         self
     }
 
+    /// Protects the service as an OAuth protected resource (RFC 9728): the transport then
+    /// publishes protected resource metadata and requires a valid bearer token on the MCP
+    /// endpoint. The configuration is checked by [`build`](Self::build).
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, config: crate::auth::OAuthConfig) -> Self {
+        self.auth = Some(crate::auth::AuthConfig::OAuth(config));
+        self
+    }
+
+    /// Protects the service with plain listener authentication (HTTP Basic or JWTs checked
+    /// against fixed keys), without discovery: failures are answered 401 or 403 without a
+    /// challenge, and tool scopes and [`AuthContext`] are not available.
+    #[cfg(feature = "oauth")]
+    pub fn listener_auth(
+        mut self,
+        auth: impl IntoIterator<Item = crate::auth::ListenerAuth>,
+    ) -> Self {
+        self.auth = Some(crate::auth::AuthConfig::Listener(
+            auth.into_iter().collect(),
+        ));
+        self
+    }
+
     /// Checks the configuration and builds the server.
     pub fn build(self) -> Result<Server, Error> {
         let config = self.config;
         config.validate()?;
+        #[cfg(feature = "oauth")]
+        let guard = match self.auth {
+            Some(auth) => {
+                let handler = &self.handler;
+                let tool_scopes = handler
+                    .static_tools()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|t| (t.name.as_str(), handler.tool_scopes(&t.name)));
+                Some(Arc::new(crate::auth::Guard::new(auth, tool_scopes)?))
+            }
+            None => None,
+        };
+        #[cfg(feature = "oauth")]
+        let required_scopes = guard.as_ref().and_then(|g| g.required_scopes());
+        #[cfg(not(feature = "oauth"))]
+        let required_scopes: Option<Arc<[String]>> = None;
         let mut header_decls = HashMap::new();
         if let Some(tools) = self.handler.static_tools() {
             for tool in tools {
@@ -227,6 +274,9 @@ impl ServerBuilder {
                 server_info_meta,
                 capabilities,
                 discover,
+                required_scopes,
+                #[cfg(feature = "oauth")]
+                guard,
             }),
         })
     }
@@ -251,6 +301,11 @@ struct Inner {
     server_info_meta: JsonObject,
     capabilities: ServerCapabilities,
     discover: Box<RawValue>,
+    /// `Some` on OAuth-protected services: the scopes every request needs (tool scopes are
+    /// then enforced on `tools/call`).
+    required_scopes: Option<Arc<[String]>>,
+    #[cfg(feature = "oauth")]
+    guard: Option<Arc<crate::auth::Guard>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -272,6 +327,8 @@ impl Server {
             handler: Box::new(handler),
             config,
             store: None,
+            #[cfg(feature = "oauth")]
+            auth: None,
         }
     }
 
@@ -285,6 +342,8 @@ impl Server {
             handler: Box::new(handler),
             config,
             store: None,
+            #[cfg(feature = "oauth")]
+            auth: None,
         }
     }
 
@@ -301,6 +360,37 @@ impl Server {
     /// Ends every standalone SSE stream (on shutdown); requests keep being served.
     pub fn close_streams(&self) {
         self.inner.streams.close_all();
+    }
+
+    /// The authentication layer of a protected service.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn guard(&self) -> Option<&Arc<crate::auth::Guard>> {
+        self.inner.guard.as_ref()
+    }
+
+    /// Refuses a `tools/call` whose caller lacks the tool's scopes (protected services only).
+    /// The challenge names every scope the call needs: the required ones and the tool's.
+    fn check_tool_scopes(&self, tool: &str, cx: &RequestContext) -> Option<Reply> {
+        let required = self.inner.required_scopes.as_ref()?;
+        let scopes = self.inner.handler.tool_scopes(tool);
+        let granted = cx.auth.as_ref().map(|a| &a.scopes);
+        if scopes
+            .iter()
+            .all(|s| granted.is_some_and(|g| g.contains(*s)))
+        {
+            return None;
+        }
+        let mut needed = required.to_vec();
+        for s in scopes {
+            if !needed.iter().any(|n| n == s) {
+                needed.push((*s).to_owned());
+            }
+        }
+        tracing::debug!(tool, "refusing a tool call that lacks scopes");
+        Some(Reply::InsufficientScope(InsufficientScopeError::new(
+            "Insufficient scope",
+            needed,
+        )))
     }
 
     pub(crate) fn streams(&self) -> &Arc<Streams> {
@@ -418,6 +508,9 @@ impl Server {
             Ok(p) => p,
             Err(r) => return r,
         };
+        if let Some(refusal) = self.check_tool_scopes(&params.name, &cx) {
+            return refusal;
+        }
         let cx = cx.with_meta(RequestEnvelope::strip(params.meta.take()));
         params.meta = cx.meta.clone();
         if let Some(token) = params.request_state.take() {
@@ -488,6 +581,9 @@ impl Server {
             Ok(p) => p,
             Err(r) => return r,
         };
+        if let Some(refusal) = self.check_tool_scopes(&params.name, &cx) {
+            return refusal;
+        }
         // Legacy calls carry no continuation of their own.
         params.input_responses = None;
         params.request_state = None;

@@ -37,6 +37,13 @@ pub trait ServiceHandler: Send + Sync + 'static {
         None
     }
 
+    /// The OAuth scopes calling tool `name` needs (`#[tool(scopes = [...])]`), enforced on
+    /// `tools/call` of OAuth-protected services and never listed.
+    fn tool_scopes(&self, name: &str) -> &'static [&'static str] {
+        let _ = name;
+        &[]
+    }
+
     /// `tools/list`.
     fn list_tools<'a>(
         &'a self,

@@ -20,8 +20,11 @@ use http_body_util::{BodyExt as _, Limited};
 use serde_json::Value;
 
 pub use listener::{StreamableHttpListener, shutdown_signal};
+#[cfg(feature = "oauth")]
+pub(crate) use session::ListenerOwner;
 
 use crate::dispatch::{AuthContext, ProtocolMode, Reply, RequestContext, Server};
+use crate::error::{InsufficientScopeError, ServerError};
 use crate::protocol::{
     DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message, RequestId,
     ResponseId, SuccessOut, serves_legacy_version,
@@ -48,20 +51,64 @@ pub const MAX_BATCH: usize = 100;
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
 ///     .merge(mcp::transport::router("/mcp", server));
 /// ```
+///
+/// The MCP route runs, in this order: the Origin check, then (on protected services) the
+/// authentication layer, then the MCP handler. A protected service's metadata document is
+/// served beside it without authentication.
 pub fn router(path: &str, server: Server) -> Router {
-    Router::new()
-        .route(path, axum::routing::any(endpoint))
-        .with_state(Endpoint(Arc::new(server)))
+    let endpoint_state = Endpoint(Arc::new(server.clone()));
+    #[allow(unused_mut)]
+    let mut mcp = Router::new().route(path, axum::routing::any(endpoint));
+    #[cfg(feature = "oauth")]
+    if let Some(guard) = server.guard() {
+        mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
+            guard.clone(),
+            crate::auth::require_auth,
+        ));
+    }
+    #[allow(unused_mut)]
+    let mut app = mcp
+        .route_layer(axum::middleware::from_fn_with_state(
+            endpoint_state.clone(),
+            origin_layer,
+        ))
+        .with_state(endpoint_state);
+    #[cfg(feature = "oauth")]
+    if let Some(guard) = server.guard() {
+        app = app.merge(crate::auth::metadata_router(guard));
+    }
+    app
 }
 
 #[derive(Clone)]
 struct Endpoint(Arc<Server>);
 
-async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Body>) -> Response {
-    let (parts, body) = request.into_parts();
-    if let Err(response) = check_origin(&server, &parts.headers) {
+/// The first step of the MCP route: a request from a foreign `Origin` is refused (403)
+/// before authentication or anything else runs.
+async fn origin_layer(
+    State(Endpoint(server)): State<Endpoint>,
+    request: Request<Body>,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Err(response) = check_origin(&server, request.headers()) {
         return response;
     }
+    next.run(request).await
+}
+
+/// Marks a 403 answer to a caller that lacks scopes; the OAuth layer turns it into an
+/// `insufficient_scope` challenge naming these scopes.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(crate) struct ScopeChallenge {
+    /// The scopes the operation needs.
+    pub(crate) scopes: Vec<String>,
+    /// The `error_description`.
+    pub(crate) description: String,
+}
+
+async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Body>) -> Response {
+    let (parts, body) = request.into_parts();
     let modern_only = server.config().get_protocol_mode() == ProtocolMode::Modern;
     match parts.method {
         Method::POST => post(&server, parts, body).await,
@@ -313,7 +360,7 @@ async fn initialize(
             Ok(created) => created,
             Err(r) => return r,
         },
-        Reply::Err { .. } => None,
+        Reply::Err { .. } | Reply::InsufficientScope(_) => None,
     };
     let response = reply_response(&id, reply, &parts.headers);
     match created {
@@ -422,6 +469,13 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
         }
     }))
     .await;
+    // A member lacking scopes refuses the whole batch, so the client can step up and retry.
+    if let Some((_, Reply::InsufficientScope(e))) = replies
+        .iter()
+        .find(|(_, r)| matches!(r, Reply::InsufficientScope(_)))
+    {
+        return insufficient_scope(e);
+    }
     let mut body = Vec::with_capacity(256 * replies.len());
     body.push(b'[');
     for (i, (id, reply)) in replies.iter().enumerate() {
@@ -459,6 +513,14 @@ fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
             &mut *out,
             &JsonRpcError::new(Some(id.clone()), error.clone()),
         ),
+        // Only when the HTTP status can no longer change (a started stream, a batch member).
+        Reply::InsufficientScope(e) => serde_json::to_writer(
+            &mut *out,
+            &JsonRpcError::new(
+                Some(id.clone()),
+                ServerError::InsufficientScope(e.clone()).to_error_object(),
+            ),
+        ),
     };
     if let Err(e) = written {
         tracing::error!(error = %e, "failed to serialize a response");
@@ -469,6 +531,7 @@ fn reply_response(id: &RequestId, reply: Reply, headers: &HeaderMap) -> Response
     let status = match &reply {
         Reply::Ok(_) => StatusCode::OK,
         Reply::Err { status, .. } => *status,
+        Reply::InsufficientScope(e) => return insufficient_scope(e),
     };
     let mut body = Vec::with_capacity(256);
     write_reply(&mut body, id, &reply);
@@ -534,6 +597,27 @@ fn transport_error(status: StatusCode, message: &str, allow: Option<&'static str
             .insert(header::ALLOW, HeaderValue::from_static(allow));
     }
     r
+}
+
+/// HTTP 403 for a caller lacking scopes: `{"error":"insufficient_scope",…}`, marked with a
+/// [`ScopeChallenge`] for the OAuth layer (listener authentication sends no challenge).
+pub(crate) fn insufficient_scope(e: &InsufficientScopeError) -> Response {
+    let body = serde_json::json!({"error": "insufficient_scope", "error_description": e.message()});
+    let mut r = json_response(
+        StatusCode::FORBIDDEN,
+        serde_json::to_vec(&body).unwrap_or_default(),
+    );
+    r.extensions_mut().insert(ScopeChallenge {
+        scopes: e.scopes().to_vec(),
+        description: e.message().to_owned(),
+    });
+    r
+}
+
+/// A transport error (JSON-RPC `-32000` body) with `status`, for other layers.
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(crate) fn plain_error(status: StatusCode, message: &str) -> Response {
+    transport_error(status, message, None)
 }
 
 fn accepted() -> Response {

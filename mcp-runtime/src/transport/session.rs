@@ -28,9 +28,17 @@ pub(crate) const MCP_SESSION_ID: &str = "mcp-session-id";
 pub(crate) fn owner_of(parts: &Parts) -> Owner {
     match parts.extensions.get::<AuthContext>() {
         Some(auth) => Owner::Caller(auth_owner_key(auth).into()),
-        None => Owner::Anonymous,
+        None => match parts.extensions.get::<ListenerOwner>() {
+            Some(owner) => Owner::Caller(owner.0.as_str().into()),
+            None => Owner::Anonymous,
+        },
     }
 }
+
+/// The caller authenticated by listener authentication (Basic user or JWT), as an owner key;
+/// inserted into the request extensions instead of an [`AuthContext`].
+#[derive(Clone, Debug)]
+pub(crate) struct ListenerOwner(pub(crate) String);
 
 /// The owner key of an authenticated caller.
 pub(crate) fn auth_owner_key(auth: &AuthContext) -> String {
@@ -143,6 +151,22 @@ pub(crate) async fn create(
             .cloned()
             .unwrap_or(Value::Null),
     };
+    if parts
+        .extensions
+        .get::<AuthContext>()
+        .is_some_and(|a| a.subject.is_none() && a.client_id.is_none())
+    {
+        // A token naming neither a subject nor a client cannot own a session.
+        tracing::debug!("not creating a session for a token without subject or client");
+        return match server.config().get_session_mode() {
+            SessionMode::Stateful => Err(transport_error(
+                StatusCode::FORBIDDEN,
+                "Forbidden: a token that names neither a subject nor a client cannot own a session",
+                None,
+            )),
+            SessionMode::Auto | SessionMode::Stateless => Ok(None),
+        };
+    }
     let owner = owner_of(parts);
     let limits = server.config().get_session_limits();
     match store.create(&owner, info, &limits).await {

@@ -1,0 +1,488 @@
+//! The authentication middleware of the MCP route and the public metadata document.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use serde_json::{Map, Value, json};
+
+use super::config::{OAuthConfig, TokenValidator};
+use super::listener::{Listener, ListenerAuth};
+use super::{AuthError, introspect, jwt};
+use crate::dispatch::AuthContext;
+use crate::error::Error;
+use crate::transport::ScopeChallenge;
+
+/// The authentication attached to a server.
+pub(crate) enum AuthConfig {
+    OAuth(OAuthConfig),
+    Listener(Vec<ListenerAuth>),
+}
+
+/// The checked, ready authentication layer of a server.
+pub(crate) struct Guard {
+    kind: Kind,
+}
+
+enum Kind {
+    OAuth(Box<Protected>),
+    Listener(Listener),
+}
+
+struct Protected {
+    required: Arc<[String]>,
+    hierarchy: BTreeMap<String, Vec<String>>,
+    servers: Vec<TrustedServer>,
+    http: reqwest::Client,
+    metadata_path: String,
+    metadata_url: String,
+    metadata: Arc<Vec<u8>>,
+}
+
+struct TrustedServer {
+    issuer: String,
+    audience: String,
+    validator: Validator,
+}
+
+enum Validator {
+    Jwks(jwt::Jwks),
+    Introspection {
+        url: String,
+        credentials: Option<(String, String)>,
+    },
+}
+
+impl Guard {
+    /// Checks `auth` (and the tools' scopes) and prepares the layer.
+    pub(crate) fn new<'a>(
+        auth: AuthConfig,
+        tool_scopes: impl Iterator<Item = (&'a str, &'a [&'static str])>,
+    ) -> Result<Self, Error> {
+        let config = match auth {
+            AuthConfig::Listener(list) => {
+                return Ok(Self {
+                    kind: Kind::Listener(Listener::new(list)?),
+                });
+            }
+            AuthConfig::OAuth(config) => config,
+        };
+        config.validate(tool_scopes)?;
+        let resource = reqwest::Url::parse(&config.resource)
+            .map_err(|e| Error::Config(format!("OAuth: invalid resource: {e}")))?;
+        let path = resource.path().trim_end_matches('/');
+        let metadata_path = format!("/.well-known/oauth-protected-resource{path}");
+        if metadata_path.contains(['{', '}', '*']) {
+            return Err(Error::Config(
+                "OAuth: the resource path cannot contain `{`, `}` or `*`".into(),
+            ));
+        }
+        let metadata_url = format!("{}{metadata_path}", resource.origin().ascii_serialization());
+        let mut doc = Map::new();
+        doc.insert("resource".into(), json!(config.resource));
+        doc.insert(
+            "authorization_servers".into(),
+            json!(
+                config
+                    .authorization_servers
+                    .iter()
+                    .map(|s| s.issuer.as_str())
+                    .collect::<Vec<_>>()
+            ),
+        );
+        if !config.advertised_scopes().is_empty() {
+            doc.insert("scopes_supported".into(), json!(config.advertised_scopes()));
+        }
+        doc.insert("bearer_methods_supported".into(), json!(["header"]));
+        if let Some(name) = &config.resource_name {
+            doc.insert("resource_name".into(), json!(name));
+        }
+        if let Some(url) = &config.resource_documentation {
+            doc.insert("resource_documentation".into(), json!(url));
+        }
+        let metadata = serde_json::to_vec(&doc)
+            .map_err(|e| Error::Config(format!("OAuth: cannot serialize the metadata: {e}")))?;
+        let http = reqwest::Client::builder()
+            .timeout(config.http_timeout)
+            .build()
+            .map_err(|e| Error::Config(format!("OAuth: cannot build the HTTP client: {e}")))?;
+        let servers = config
+            .authorization_servers
+            .iter()
+            .map(|s| TrustedServer {
+                issuer: s.issuer.clone(),
+                audience: s
+                    .audience
+                    .clone()
+                    .unwrap_or_else(|| config.resource.clone()),
+                validator: match &s.validator {
+                    TokenValidator::Jwt { jwks_url } => Validator::Jwks(jwt::Jwks::new(
+                        jwks_url.clone(),
+                        config.jwks_min_refresh,
+                        config.jwks_max_age,
+                    )),
+                    TokenValidator::Introspection {
+                        url,
+                        client_id,
+                        client_secret,
+                    } => Validator::Introspection {
+                        url: url.clone(),
+                        credentials: client_id
+                            .clone()
+                            .map(|id| (id, client_secret.clone().unwrap_or_default())),
+                    },
+                },
+            })
+            .collect();
+        Ok(Self {
+            kind: Kind::OAuth(Box::new(Protected {
+                required: config.required_scopes.clone().into(),
+                hierarchy: config.scope_hierarchy.clone(),
+                servers,
+                http,
+                metadata_path,
+                metadata_url,
+                metadata: Arc::new(metadata),
+            })),
+        })
+    }
+
+    /// The scopes every request needs, on OAuth-protected services (`None` for listener
+    /// authentication, where tool scopes are not available).
+    pub(crate) fn required_scopes(&self) -> Option<Arc<[String]>> {
+        match &self.kind {
+            Kind::OAuth(p) => Some(p.required.clone()),
+            Kind::Listener(_) => None,
+        }
+    }
+}
+
+/// The middleware of the MCP route: authenticates the request, checks the required scopes,
+/// inserts the caller into the request extensions, and turns a handler's scope refusal
+/// into a challenge.
+pub(crate) async fn require_auth(
+    State(guard): State<Arc<Guard>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let protected = match &guard.kind {
+        Kind::Listener(listener) => {
+            return match listener.authenticate(request.headers()) {
+                Ok(owner) => {
+                    request.extensions_mut().insert(owner);
+                    next.run(request).await
+                }
+                Err(response) => response,
+            };
+        }
+        Kind::OAuth(p) => p,
+    };
+    let token = match bearer_token(request.headers()) {
+        Ok(t) => t.to_owned(),
+        Err(e) => return protected.refusal(&e),
+    };
+    let auth = match protected.authenticate(token).await {
+        Ok(a) => a,
+        Err(e) => return protected.refusal(&e),
+    };
+    if !protected.required.iter().all(|s| auth.scopes.contains(s)) {
+        tracing::debug!("refusing a token that lacks the required scopes");
+        return protected.insufficient_scope(&protected.required, "Insufficient scope");
+    }
+    request.extensions_mut().insert(auth);
+    let mut response = next.run(request).await;
+    if let Some(challenge) = response.extensions_mut().remove::<ScopeChallenge>() {
+        let value = challenge_header(
+            "insufficient_scope",
+            &challenge.description,
+            Some(&challenge.scopes),
+            &protected.metadata_url,
+        );
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// The bearer token of the `Authorization` header.
+fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthError> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return Err(if headers.contains_key(header::AUTHORIZATION) {
+            AuthError::InvalidToken("Invalid Authorization header")
+        } else {
+            AuthError::InvalidToken("Missing Authorization header")
+        });
+    };
+    let invalid = AuthError::InvalidToken("Invalid Authorization header, expected 'Bearer TOKEN'");
+    let value = value
+        .to_str()
+        .map_err(|_| AuthError::InvalidToken("Invalid Authorization header"))?;
+    let (scheme, token) = value.split_once(' ').ok_or(invalid)?;
+    let token = token.trim();
+    let token68 = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b))
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") || !token68(token) {
+        return Err(AuthError::InvalidToken(
+            "Invalid Authorization header, expected 'Bearer TOKEN'",
+        ));
+    }
+    Ok(token)
+}
+
+impl Protected {
+    /// Validates `token` with the one authorization server that could have issued it.
+    async fn authenticate(&self, token: String) -> Result<AuthContext, AuthError> {
+        let (server, claims) = match jwt::peek(&token) {
+            Some(peeked) => {
+                let iss = peeked
+                    .payload
+                    .get("iss")
+                    .and_then(Value::as_str)
+                    .ok_or(AuthError::InvalidToken("Invalid token: no issuer"))?;
+                let server = self
+                    .servers
+                    .iter()
+                    .find(|s| s.issuer == iss)
+                    .ok_or(AuthError::InvalidToken("Token issuer is not trusted"))?;
+                let claims = self.validate_with(server, &token).await?;
+                (server, claims)
+            }
+            None => {
+                let server = self
+                    .servers
+                    .iter()
+                    .find(|s| matches!(s.validator, Validator::Introspection { .. }))
+                    .ok_or(AuthError::InvalidToken("Invalid token"))?;
+                let claims = self.validate_with(server, &token).await?;
+                (server, claims)
+            }
+        };
+        let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_owned);
+        let subject = text("sub");
+        let client_id = text("client_id").or_else(|| text("azp"));
+        let scopes = self.expand(granted_scopes(&claims));
+        Ok(AuthContext {
+            subject,
+            issuer: Some(server.issuer.clone()),
+            client_id,
+            scopes,
+            claims,
+            token,
+        })
+    }
+
+    async fn validate_with(
+        &self,
+        server: &TrustedServer,
+        token: &str,
+    ) -> Result<Map<String, Value>, AuthError> {
+        match &server.validator {
+            Validator::Jwks(jwks) => {
+                jwks.verify(&self.http, token, &server.issuer, &server.audience)
+                    .await
+            }
+            Validator::Introspection { url, credentials } => {
+                introspect::introspect(
+                    &self.http,
+                    url,
+                    credentials.as_ref().map(|(i, s)| (i.as_str(), s.as_str())),
+                    token,
+                    &server.issuer,
+                    &server.audience,
+                )
+                .await
+            }
+        }
+    }
+
+    /// The granted scopes plus every scope they imply, transitively.
+    fn expand(&self, granted: BTreeSet<String>) -> BTreeSet<String> {
+        let mut all = granted.clone();
+        let mut todo: Vec<String> = granted.into_iter().collect();
+        while let Some(scope) = todo.pop() {
+            for implied in self.hierarchy.get(&scope).into_iter().flatten() {
+                if all.insert(implied.clone()) {
+                    todo.push(implied.clone());
+                }
+            }
+        }
+        all
+    }
+
+    fn refusal(&self, e: &AuthError) -> Response {
+        let description = e.to_string();
+        match e {
+            AuthError::InvalidToken(_) => {
+                let mut r = error_json(e.status(), "invalid_token", &description);
+                r.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    challenge_header("invalid_token", &description, None, &self.metadata_url),
+                );
+                r
+            }
+            AuthError::Unavailable(_) => {
+                let mut r = error_json(e.status(), "temporarily_unavailable", &description);
+                r.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                r
+            }
+        }
+    }
+
+    fn insufficient_scope(&self, scopes: &[String], description: &str) -> Response {
+        let mut r = error_json(StatusCode::FORBIDDEN, "insufficient_scope", description);
+        r.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            challenge_header(
+                "insufficient_scope",
+                description,
+                Some(scopes),
+                &self.metadata_url,
+            ),
+        );
+        r
+    }
+}
+
+/// Scopes of a token: the `scope` claim (space-separated), or `scp` (a list or a string).
+fn granted_scopes(claims: &Map<String, Value>) -> BTreeSet<String> {
+    let split = |s: &str| {
+        s.split_ascii_whitespace()
+            .map(str::to_owned)
+            .collect::<BTreeSet<_>>()
+    };
+    match (claims.get("scope"), claims.get("scp")) {
+        (Some(Value::String(s)), _) | (None, Some(Value::String(s))) => split(s),
+        (None, Some(Value::Array(list))) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// `WWW-Authenticate: Bearer error="…", error_description="…", scope="…",
+/// resource_metadata="…"` (this order; every value quoted, `\` and `"` escaped).
+pub(crate) fn challenge_header(
+    error: &str,
+    description: &str,
+    scopes: Option<&[String]>,
+    resource_metadata: &str,
+) -> HeaderValue {
+    let mut v = format!(
+        "Bearer error={}, error_description={}",
+        quote(error),
+        quote(description)
+    );
+    if let Some(scopes) = scopes.filter(|s| !s.is_empty()) {
+        v.push_str(", scope=");
+        v.push_str(&quote(&scopes.join(" ")));
+    }
+    v.push_str(", resource_metadata=");
+    v.push_str(&quote(resource_metadata));
+    HeaderValue::from_str(&v).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
+}
+
+/// A quoted-string: `\` and `"` escaped, anything not printable ASCII replaced.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            _ => out.push('?'),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn error_json(status: StatusCode, error: &str, description: &str) -> Response {
+    let body = json!({"error": error, "error_description": description});
+    let mut r = Response::new(Body::from(serde_json::to_vec(&body).unwrap_or_default()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// The public protected resource metadata route of an OAuth-protected server (empty for
+/// listener authentication).
+pub(crate) fn metadata_router(guard: &Arc<Guard>) -> Router {
+    match &guard.kind {
+        Kind::OAuth(p) => Router::new()
+            .route(&p.metadata_path, axum::routing::any(metadata))
+            .with_state(p.metadata.clone()),
+        Kind::Listener(_) => Router::new(),
+    }
+}
+
+async fn metadata(State(doc): State<Arc<Vec<u8>>>, method: Method) -> Response {
+    let mut r = match method {
+        Method::GET => {
+            let mut r = Response::new(Body::from(doc.as_ref().clone()));
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            r
+        }
+        Method::HEAD => {
+            let mut r = Response::new(Body::empty());
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            r
+        }
+        Method::OPTIONS => {
+            let mut r = Response::new(Body::empty());
+            *r.status_mut() = StatusCode::NO_CONTENT;
+            let h = r.headers_mut();
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_METHODS,
+                HeaderValue::from_static("GET, HEAD, OPTIONS"),
+            );
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_HEADERS,
+                HeaderValue::from_static("MCP-Protocol-Version, Content-Type, Authorization"),
+            );
+            h.insert(
+                header::ACCESS_CONTROL_MAX_AGE,
+                HeaderValue::from_static("86400"),
+            );
+            r
+        }
+        _ => {
+            let mut r = Response::new(Body::empty());
+            *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+            r.headers_mut().insert(
+                header::ALLOW,
+                HeaderValue::from_static("GET, HEAD, OPTIONS"),
+            );
+            r
+        }
+    };
+    r.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    r
+}

@@ -1,0 +1,212 @@
+//! Plain listener authentication without discovery (the 1.x `ListenerAuthConfig`): HTTP
+//! Basic against a user store, or JWTs verified with fixed keys. Failures are answered 401
+//! or 403 without a challenge.
+
+use base64::Engine as _;
+use http::{HeaderMap, StatusCode, header};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use subtle::ConstantTimeEq as _;
+
+use crate::error::Error;
+use crate::transport::ListenerOwner;
+
+/// One way callers may authenticate to a service protected with
+/// [`ServerBuilder::listener_auth`](crate::ServerBuilder::listener_auth). A request is
+/// accepted when any configured method accepts it. A legacy session belongs to the caller
+/// that created it: the Basic user name, or the issuer, client and subject of a JWT.
+///
+/// ```
+/// use mcp::auth::ListenerAuth;
+/// let basic = ListenerAuth::basic([("alice", "wonderland")]);
+/// # let _ = basic;
+/// ```
+#[derive(Clone)]
+pub struct ListenerAuth {
+    kind: Method,
+}
+
+#[derive(Clone)]
+enum Method {
+    Basic(Vec<(String, String)>),
+    Jwt {
+        key: DecodingKey,
+        algorithms: Vec<Algorithm>,
+        issuer: Option<String>,
+        audience: Option<String>,
+    },
+}
+
+impl std::fmt::Debug for ListenerAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            Method::Basic(users) => f
+                .debug_struct("Basic")
+                .field("users", &users.iter().map(|(u, _)| u).collect::<Vec<_>>())
+                .finish_non_exhaustive(),
+            Method::Jwt {
+                issuer, audience, ..
+            } => f
+                .debug_struct("Jwt")
+                .field("issuer", issuer)
+                .field("audience", audience)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+impl ListenerAuth {
+    /// HTTP Basic against a store of (user name, password) pairs.
+    pub fn basic<U: Into<String>, P: Into<String>>(
+        users: impl IntoIterator<Item = (U, P)>,
+    ) -> Self {
+        Self {
+            kind: Method::Basic(
+                users
+                    .into_iter()
+                    .map(|(u, p)| (u.into(), p.into()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Bearer JWTs verified with a fixed public key (PEM, RSA or EC P-256/P-384), optionally
+    /// requiring an issuer and an audience. `exp` is required.
+    pub fn jwt(
+        public_key_pem: &str,
+        issuer: Option<&str>,
+        audience: Option<&str>,
+    ) -> Result<Self, Error> {
+        let pem = public_key_pem.as_bytes();
+        let (key, algorithms) = if let Ok(key) = DecodingKey::from_rsa_pem(pem) {
+            let algs = vec![
+                Algorithm::RS256,
+                Algorithm::RS384,
+                Algorithm::RS512,
+                Algorithm::PS256,
+                Algorithm::PS384,
+                Algorithm::PS512,
+            ];
+            (key, algs)
+        } else if let Ok(key) = DecodingKey::from_ec_pem(pem) {
+            (key, vec![Algorithm::ES256, Algorithm::ES384])
+        } else {
+            return Err(Error::Config(
+                "listener auth: the JWT key is not an RSA or EC public key in PEM".into(),
+            ));
+        };
+        Ok(Self {
+            kind: Method::Jwt {
+                key,
+                algorithms,
+                issuer: issuer.map(str::to_owned),
+                audience: audience.map(str::to_owned),
+            },
+        })
+    }
+}
+
+/// The checked listener authentication of a server.
+pub(crate) struct Listener {
+    methods: Vec<ListenerAuth>,
+}
+
+impl Listener {
+    pub(crate) fn new(methods: Vec<ListenerAuth>) -> Result<Self, Error> {
+        if methods.is_empty() {
+            return Err(Error::Config(
+                "listener auth: at least one authentication method is required".into(),
+            ));
+        }
+        Ok(Self { methods })
+    }
+
+    /// The caller's owner key, or the refusal (401 without a challenge).
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn authenticate(
+        &self,
+        headers: &HeaderMap,
+    ) -> Result<ListenerOwner, axum::response::Response> {
+        let unauthorized =
+            || crate::transport::plain_error(StatusCode::UNAUTHORIZED, "Unauthorized");
+        let value = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(unauthorized)?;
+        let (scheme, credentials) = value.split_once(' ').ok_or_else(unauthorized)?;
+        let credentials = credentials.trim();
+        for method in &self.methods {
+            match &method.kind {
+                Method::Basic(users) if scheme.eq_ignore_ascii_case("basic") => {
+                    if let Some(user) = check_basic(users, credentials) {
+                        return Ok(ListenerOwner(format!("basic\u{1f}{user}")));
+                    }
+                }
+                Method::Jwt {
+                    key,
+                    algorithms,
+                    issuer,
+                    audience,
+                } if scheme.eq_ignore_ascii_case("bearer") => {
+                    let Ok(header) = jsonwebtoken::decode_header(credentials) else {
+                        continue;
+                    };
+                    if !algorithms.contains(&header.alg) {
+                        continue;
+                    }
+                    let mut v = Validation::new(header.alg);
+                    v.validate_nbf = true;
+                    match issuer {
+                        Some(i) => v.set_issuer(&[i]),
+                        None => v.iss = None,
+                    }
+                    match audience {
+                        Some(a) => v.set_audience(&[a]),
+                        None => v.validate_aud = false,
+                    }
+                    match jsonwebtoken::decode::<Map<String, Value>>(credentials, key, &v) {
+                        Ok(data) => {
+                            let text = |k: &str| {
+                                data.claims
+                                    .get(k)
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .replace('\u{1f}', "")
+                            };
+                            let client = {
+                                let c = text("client_id");
+                                if c.is_empty() { text("azp") } else { c }
+                            };
+                            return Ok(ListenerOwner(format!(
+                                "jwt\u{1f}{}\u{1f}{client}\u{1f}{}",
+                                text("iss"),
+                                text("sub")
+                            )));
+                        }
+                        Err(e) => tracing::debug!(error = %e, "refusing a listener JWT"),
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(unauthorized())
+    }
+}
+
+/// The user name of valid Basic `credentials`; passwords are compared in constant time.
+fn check_basic<'a>(users: &'a [(String, String)], credentials: &str) -> Option<&'a str> {
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(credentials)
+        .ok()?;
+    let decoded = String::from_utf8(decoded).ok()?;
+    let (user, password) = decoded.split_once(':')?;
+    let mut found = None;
+    for (u, p) in users {
+        let same_user = u.as_bytes().ct_eq(user.as_bytes());
+        let same_password = p.as_bytes().ct_eq(password.as_bytes());
+        if bool::from(same_user & same_password) {
+            found = Some(u.as_str());
+        }
+    }
+    found
+}

@@ -1,0 +1,86 @@
+//! Server authorization: protect a service as an OAuth protected resource (RFC 9728), or
+//! with plain listener authentication (HTTP Basic, JWTs checked against fixed keys).
+//!
+//! With [`ServerBuilder::oauth`](crate::ServerBuilder::oauth) the service
+//!
+//! - publishes protected resource metadata at
+//!   `<origin>/.well-known/oauth-protected-resource<path of resource>` (public, CORS `*`),
+//! - answers requests without a valid bearer token with `401` and a `WWW-Authenticate:
+//!   Bearer error="invalid_token", …, resource_metadata="…"` challenge,
+//! - accepts only tokens issued for it (their audience is the resource, or the
+//!   authorization server's configured audience),
+//! - answers callers that lack a required scope, a tool's scope
+//!   (`#[tool(scopes = [...])]`) or a scope a tool asks for at runtime
+//!   ([`InsufficientScopeError`](crate::InsufficientScopeError)) with `403` and
+//!   `error="insufficient_scope"`, naming exactly the scopes the operation needs, and
+//! - answers `503` when the introspection endpoint cannot be reached, so clients keep their
+//!   token and retry.
+//!
+//! A JWT is validated only by the authorization server named in its `iss` claim (keys from
+//! that server's JWKS, refetched when a token names an unknown `kid`, at most once per
+//! [`OAuthConfig::jwks_min_refresh`]; the algorithm is pinned to the key and HMAC algorithms
+//! are refused). An opaque token goes to the one authorization server that uses RFC 7662
+//! introspection. The authenticated caller is available to tools as
+//! [`AuthContext`](crate::AuthContext), and owns the legacy sessions it creates.
+//!
+//! ```no_run
+//! use mcp::auth::{AuthorizationServer, OAuthConfig};
+//! # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
+//! # struct Files;
+//! # impl AdvancedService for Files {
+//! #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
+//! #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+//! # }
+//! # async fn run() -> Result<(), mcp::Error> {
+//! let oauth = OAuthConfig::new("https://mcp.example.com/files")
+//!     .authorization_server(AuthorizationServer::jwt(
+//!         "https://login.example.com",
+//!         "https://login.example.com/oauth2/jwks",
+//!     ))
+//!     .authorization_server(
+//!         AuthorizationServer::introspection(
+//!             "https://partner-idp.example.com",
+//!             "https://partner-idp.example.com/oauth2/introspect",
+//!         )
+//!         .audience("api://files"),
+//!     )
+//!     .required_scopes(["files:read"])
+//!     .scope_hierarchy("files:admin", ["files:write"])
+//!     .scope_hierarchy("files:write", ["files:read"]);
+//! let server = mcp::Server::advanced(Files, mcp::ServiceConfig::new("files", "1.0.0")).oauth(oauth);
+//! mcp::StreamableHttpListener::bind("127.0.0.1:9090").await?.serve("/files", server).await
+//! # }
+//! ```
+
+mod config;
+mod introspect;
+mod jwt;
+mod layer;
+mod listener;
+
+pub use config::{AuthorizationServer, OAuthConfig, TokenValidator};
+pub(crate) use layer::{AuthConfig, Guard, metadata_router, require_auth};
+pub use listener::ListenerAuth;
+
+/// Why a request was refused by the authentication layer. The description is sent to the
+/// client; it never contains the token or its claims.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum AuthError {
+    /// No usable token, or a token that failed validation: 401 `invalid_token`.
+    #[error("{0}")]
+    InvalidToken(&'static str),
+    /// The token could not be checked (introspection or JWKS endpoint unreachable): 503.
+    #[error("{0}")]
+    Unavailable(&'static str),
+}
+
+impl AuthError {
+    /// The HTTP status this refusal is answered with.
+    pub(crate) fn status(&self) -> http::StatusCode {
+        match self {
+            Self::InvalidToken(_) => http::StatusCode::UNAUTHORIZED,
+            Self::Unavailable(_) => http::StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}

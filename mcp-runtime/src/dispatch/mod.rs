@@ -56,6 +56,7 @@ pub const MAX_TOOL_LOOKUP_PAGES: usize = 100;
 /// The answer to one JSON-RPC request: a serialized result, or an error with the HTTP status
 /// it travels with.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Reply {
     /// The serialized `result`.
     Ok(Box<RawValue>),

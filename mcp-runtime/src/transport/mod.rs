@@ -6,6 +6,7 @@ mod classify;
 mod listener;
 mod session;
 mod shim;
+mod vhost;
 
 use std::sync::Arc;
 
@@ -22,6 +23,7 @@ use serde_json::Value;
 pub use listener::{StreamableHttpListener, shutdown_signal};
 #[cfg(feature = "oauth")]
 pub(crate) use session::ListenerOwner;
+pub use vhost::VirtualHosts;
 
 use crate::dispatch::{AuthContext, ProtocolMode, Reply, RequestContext, Server};
 use crate::error::{InsufficientScopeError, ServerError};

@@ -480,3 +480,32 @@ async fn get_stream_delivers_notifications_and_replays_after_last_event_id() {
         .expect("stream ends");
     assert!(end.is_none(), "the stream ends after DELETE");
 }
+
+#[tokio::test]
+async fn the_server_caps_open_streams() {
+    let server = mcp::Server::new(Cart)
+        .configure(|c| c.session_mode(SessionMode::Stateful).max_streams(1))
+        .build()
+        .unwrap();
+    let client = TestClient::new(server.clone());
+    let router = mcp::transport::router(PATH, server);
+    let (a, b) = (initialize(&client).await, initialize(&client).await);
+    let get = |id: &str| {
+        Request::get(PATH)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", id)
+            .body(Body::empty())
+            .unwrap()
+    };
+    use tower::ServiceExt as _;
+    let first = router.clone().oneshot(get(&a)).await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    assert_error(&client.send(get(&b)).await, 503, -32000);
+    drop(first);
+    let again = router.clone().oneshot(get(&b)).await.unwrap();
+    assert_eq!(
+        again.status(),
+        StatusCode::OK,
+        "a closed stream frees its place"
+    );
+}

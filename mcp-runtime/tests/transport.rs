@@ -1128,3 +1128,32 @@ async fn advanced_handlers_get_their_plain_state_and_answers_back() {
         .await
         .assert_error(200, -32603, json!(3));
 }
+
+#[tokio::test]
+async fn a_body_that_never_arrives_times_out_with_408() {
+    let config =
+        ServiceConfig::new("t", "1").body_read_timeout(std::time::Duration::from_millis(100));
+    let app = router_with(config, TestService::default());
+    let stalled = futures_util::stream::pending::<Result<bytes::Bytes, std::io::Error>>();
+    let req = Request::post("/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(Body::from_stream(stalled))
+        .unwrap();
+    let started = std::time::Instant::now();
+    send(&app, req).await.assert_error(408, -32000, Value::Null);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The server keeps serving.
+    send(
+        &app,
+        legacy_request(&json!({"jsonrpc":"2.0","id":1,"method":"ping"})),
+    )
+    .await
+    .result();
+    let zero = ServiceConfig::new("t", "1").body_read_timeout(std::time::Duration::ZERO);
+    assert!(
+        mcp::Server::advanced(TestService::default(), zero)
+            .build()
+            .is_err()
+    );
+}

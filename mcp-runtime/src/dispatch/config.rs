@@ -68,6 +68,13 @@ impl std::fmt::Debug for SecretKeys {
     }
 }
 
+/// How long a client may take to send a request body (default 30 s); slower ones get 408.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many standalone SSE streams (legacy GET) may be open at once (default 10,000); one per
+/// session in any case.
+pub const DEFAULT_MAX_STREAMS: usize = 10_000;
+
 /// The default cap on request bodies (4 MiB).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 
@@ -96,6 +103,8 @@ pub struct ServiceConfig {
     pub(crate) request_state_keys: SecretKeys,
     pub(crate) request_state_ttl: Duration,
     pub(crate) input_round_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_streams: usize,
 }
 
 impl ServiceConfig {
@@ -114,6 +123,8 @@ impl ServiceConfig {
             request_state_keys: SecretKeys::default(),
             request_state_ttl: DEFAULT_TTL,
             input_round_timeout: Duration::from_secs(300),
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            max_streams: DEFAULT_MAX_STREAMS,
         }
     }
 
@@ -231,6 +242,20 @@ impl ServiceConfig {
         self
     }
 
+    /// Sets how long a client may take to send a request body; a slower one gets `408`, so a
+    /// slow sender cannot hold a connection and its buffer indefinitely.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how many standalone SSE streams may be open at once across all sessions; one
+    /// more is refused with `503`.
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = streams;
+        self
+    }
+
     /// Checks the values only known at run time.
     pub(crate) fn validate(&self) -> Result<(), Error> {
         for (method, hint) in [
@@ -243,6 +268,9 @@ impl ServiceConfig {
                     hint.ttl_ms
                 )));
             }
+        }
+        if self.body_read_timeout.is_zero() {
+            return Err(Error::Config("body_read_timeout must be positive".into()));
         }
         if self.max_body_bytes == 0 {
             return Err(Error::Config("max_body_bytes must be positive".into()));

@@ -41,11 +41,17 @@ pub(crate) struct Streams {
     channels: Mutex<HashMap<Arc<str>, Channel>>,
     pending: Mutex<Pending>,
     next_token: AtomicU64,
+    live_streams: std::sync::atomic::AtomicUsize,
 }
 
-/// A standalone stream is already open for the session.
-#[derive(Debug)]
-pub(crate) struct Conflict;
+/// Why a standalone stream was not opened.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// One is already open for the session.
+    Conflict,
+    /// The server's cap on open streams is reached.
+    Full,
+}
 
 /// The receiving end of an attached stream; detaches on drop.
 pub(crate) struct Attached {
@@ -64,6 +70,7 @@ pub(crate) struct DetachGuard {
 
 impl Drop for DetachGuard {
     fn drop(&mut self) {
+        self.streams.live_streams.fetch_sub(1, Ordering::Relaxed);
         let mut channels = self.streams.lock();
         if let Some(c) = channels.get_mut(&self.session)
             && c.live.as_ref().is_some_and(|(t, _)| *t == self.token)
@@ -104,12 +111,17 @@ impl Streams {
         self: &Arc<Self>,
         session: &str,
         last_event_id: Option<u64>,
-    ) -> Result<Attached, Conflict> {
+        max_streams: usize,
+    ) -> Result<Attached, Refused> {
         let mut channels = self.lock();
         let channel = channels.entry(Arc::from(session)).or_default();
         if channel.live.as_ref().is_some_and(|(_, tx)| !tx.is_closed()) {
-            return Err(Conflict);
+            return Err(Refused::Conflict);
         }
+        if self.live_streams.load(Ordering::Relaxed) >= max_streams {
+            return Err(Refused::Full);
+        }
+        self.live_streams.fetch_add(1, Ordering::Relaxed);
         let (tx, receiver) = mpsc::channel(LIVE_QUEUE);
         let token = self.next_token.fetch_add(1, Ordering::Relaxed);
         channel.live = Some((token, tx));
@@ -195,13 +207,16 @@ mod tests {
         for i in 0..(REPLAY_BUFFER as u64 + 10) {
             streams.publish("s", &json!({"n": i}));
         }
-        let attached = streams.attach("s", Some(70)).unwrap();
+        let attached = streams.attach("s", Some(70), 10).unwrap();
         let ids: Vec<_> = attached.replay.iter().map(|e| e.id).collect();
         assert_eq!(ids, (71..=74).collect::<Vec<_>>());
         // A second stream for the same session conflicts while the first is attached.
-        assert!(streams.attach("s", None).is_err());
+        assert_eq!(streams.attach("s", None, 10).err(), Some(Refused::Conflict));
+        // The server-wide cap counts open streams; closing one frees its place.
+        assert_eq!(streams.attach("t", None, 1).err(), Some(Refused::Full));
         drop(attached);
-        let mut attached = streams.attach("s", None).unwrap();
+        assert!(streams.attach("t", None, 1).is_ok());
+        let mut attached = streams.attach("s", None, 10).unwrap();
         assert!(attached.replay.is_empty());
         assert!(streams.publish("s", &json!({"live": true})));
         assert_eq!(
@@ -214,6 +229,7 @@ mod tests {
             .count();
         assert_eq!(accepted, LIVE_QUEUE);
         streams.close("s");
+        streams.close("t");
         assert_eq!(streams.len(), 0);
     }
 }

@@ -164,9 +164,18 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
         );
     }
     let limit = server.config().max_body_bytes;
-    let bytes = match read_body(&parts.headers, body, limit).await {
-        Ok(b) => b,
-        Err(response) => return response,
+    let read = read_body(&parts.headers, body, limit);
+    let bytes = match tokio::time::timeout(server.config().body_read_timeout, read).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(response)) => return response,
+        Err(_) => {
+            tracing::debug!("a request body was not received in time");
+            return transport_error(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout: the request body was not received in time",
+                None,
+            );
+        }
     };
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::{accepts_sse, rpc_error_response, transport_error};
 use crate::dispatch::{AuthContext, Server, SessionMode};
 use crate::protocol::{ErrorCode, ErrorObject, negotiate_legacy_version};
+use crate::session::streams::Refused;
 use crate::session::{HttpSession, Owner, SessionInfo};
 
 /// The session header.
@@ -239,14 +240,20 @@ pub(crate) async fn get(server: &Server, parts: &Parts) -> Response {
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let attached = match server.streams().attach(session.id(), last_event_id) {
+    let max_streams = server.config().max_streams;
+    let attached = match server
+        .streams()
+        .attach(session.id(), last_event_id, max_streams)
+    {
         Ok(a) => a,
-        Err(_) => {
-            return transport_error(
-                StatusCode::CONFLICT,
-                "Conflict: Only one SSE stream is allowed per session",
-                None,
-            );
+        Err(Refused::Conflict) => {
+            let message = "Conflict: Only one SSE stream is allowed per session";
+            return transport_error(StatusCode::CONFLICT, message, None);
+        }
+        Err(Refused::Full) => {
+            tracing::warn!("refusing a standalone stream: the server's stream cap is reached");
+            let message = "Service Unavailable: too many open streams";
+            return transport_error(StatusCode::SERVICE_UNAVAILABLE, message, None);
         }
     };
     // 2025-11-25 clients get a priming event carrying the id to resume from.

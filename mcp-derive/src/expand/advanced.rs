@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{config, wire_name};
+use super::{bind_params, call_method, config};
 use crate::model::{AdvancedDef, AdvancedMethod, ServiceDef};
 
 /// The generated handler.
@@ -105,29 +105,9 @@ fn method_call(
     bind: TokenStream,
     ret: TokenStream,
 ) -> TokenStream {
-    let binds = m.params.iter().enumerate().map(|(j, p)| {
-        let ident = &p.ident;
-        let ty = &p.ty;
-        let name = wire_name(ident);
-        match &p.http_header {
-            Some(h) => quote_spanned! {ty.span()=>
-                let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
-            },
-            None => {
-                let kind = kind_fn_name(tag, j);
-                quote! {
-                    let #ident: #ty = #k::__private::#bind(#kind(), &mut __mcp_call, #name)?;
-                }
-            }
-        }
-    });
-    let args = m.params.iter().map(|p| &p.ident);
-    let method = &m.ident;
-    let call = if m.is_async {
-        quote!(self.#method(#(#args),*).await)
-    } else {
-        quote!(self.#method(#(#args),*))
-    };
+    let bind = quote!(#k::__private::#bind);
+    let binds = bind_params(k, &m.params, |j| kind_fn_name(tag, j), &bind);
+    let call = call_method(&m.ident, &m.params, m.is_async);
     let span = m.output.as_ref().map_or_else(Span::call_site, |t| t.span());
     let ret = quote_spanned!(span=> #k::__private::#ret(__mcp_out));
     quote! {

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{config, opt_str, wire_name};
+use super::{bind_params, call_method, config, opt_str, wire_name};
 use crate::model::{OutputPolicy, ParamDef, ServiceDef, ToolDef};
 
 /// The generated handler.
@@ -229,29 +229,9 @@ fn param_spec(k: &syn::Path, i: usize, j: usize, p: &ParamDef) -> TokenStream {
 
 fn call_arm(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
     let k = &svc.krate;
-    let binds = tool.params.iter().enumerate().map(|(j, p)| {
-        let ident = &p.ident;
-        let ty = &p.ty;
-        let name = wire_name(ident);
-        match &p.http_header {
-            Some(h) => quote_spanned! {ty.span()=>
-                let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
-            },
-            None => {
-                let kind = kind_fn_name(i, j);
-                quote! {
-                    let #ident: #ty = #k::__private::Kind::bind(#kind(), &mut __mcp_call, #name)?;
-                }
-            }
-        }
-    });
-    let args = tool.params.iter().map(|p| &p.ident);
-    let method = &tool.ident;
-    let call = if tool.is_async {
-        quote!(self.#method(#(#args),*).await)
-    } else {
-        quote!(self.#method(#(#args),*))
-    };
+    let bind = quote!(#k::__private::Kind::bind);
+    let binds = bind_params(k, &tool.params, |j| kind_fn_name(i, j), &bind);
+    let call = call_method(&tool.ident, &tool.params, tool.is_async);
     let split = split(k, tool.output.as_ref());
     let name = &tool.name;
     let out_span = tool

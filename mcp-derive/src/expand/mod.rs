@@ -5,11 +5,12 @@ mod basic;
 mod checks;
 
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ItemImpl;
 use syn::ext::IdentExt as _;
+use syn::spanned::Spanned as _;
 
-use crate::model::{CacheHintDef, ProtocolMode, ServiceDef, SessionMode};
+use crate::model::{CacheHintDef, ParamDef, ProtocolMode, ServiceDef, SessionMode};
 
 /// The user's impl (attributes stripped) and, in a `const _` block, the generated handler
 /// and checks.
@@ -234,6 +235,43 @@ pub fn kind_fn(
             use #k::__private::prelude::*;
             #probe
         }
+    }
+}
+
+/// `let <param>: <Type> = ...;` for each parameter of a tool or advanced method: `#[header]`
+/// values come from the request headers (MCP_208 on the type), everything else is bound
+/// through its kind function (`kind_fn(j)`) and `bind` (`Kind::bind`, `bind_list`, ...).
+pub fn bind_params<'a>(
+    k: &'a syn::Path,
+    params: &'a [ParamDef],
+    kind_fn: impl Fn(usize) -> syn::Ident + 'a,
+    bind: &'a TokenStream,
+) -> impl Iterator<Item = TokenStream> + 'a {
+    params.iter().enumerate().map(move |(j, p)| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        match &p.http_header {
+            Some(h) => quote_spanned! {ty.span()=>
+                let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
+            },
+            None => {
+                let name = wire_name(ident);
+                let kind = kind_fn(j);
+                quote! {
+                    let #ident: #ty = #bind(#kind(), &mut __mcp_call, #name)?;
+                }
+            }
+        }
+    })
+}
+
+/// `self.<method>(<params>)`, awaited for `async fn`.
+pub fn call_method(method: &syn::Ident, params: &[ParamDef], is_async: bool) -> TokenStream {
+    let args = params.iter().map(|p| &p.ident);
+    if is_async {
+        quote!(self.#method(#(#args),*).await)
+    } else {
+        quote!(self.#method(#(#args),*))
     }
 }
 

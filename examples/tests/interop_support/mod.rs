@@ -315,3 +315,28 @@ impl Events {
             .collect()
     }
 }
+
+/// Runs `interop/client.mjs` as `peer` against `url` with the steps file `script`, and
+/// asserts that it exited 0 with every scripted expectation met.
+pub async fn run_peer(url: &str, peer: Peer, script: &Path) -> Events {
+    let script = script.to_str().expect("UTF-8 path");
+    let mut args = vec!["client.mjs", url];
+    args.extend_from_slice(peer.args());
+    args.extend_from_slice(&["--script", script, "--timeout", "20000"]);
+    let output = run(&node(), &args, &interop_dir(), PEER_TIMEOUT).await;
+    let events = Events::parse(&output);
+    assert!(
+        output.success(),
+        "the peer client failed\n{}",
+        events.report
+    );
+    assert!(
+        events.of("mismatch").is_empty(),
+        "scripted expectations failed\n{}",
+        events.report
+    );
+    let done = events.one("done");
+    assert_eq!(done["mismatches"], 0, "{}", events.report);
+    assert_eq!(done["exitCode"], 0, "{}", events.report);
+    events
+}

@@ -10,10 +10,9 @@
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp::session::{Owner, RedisStore, SessionInfo, SessionLimits, SessionStore};
+use mcp::session::{Owner, RedisStore, SessionInfo, SessionLimits, SessionStore, contract};
 use mcp::{HttpSession, SessionMode};
 use serde_json::{Value, json};
 
@@ -109,45 +108,7 @@ fn limits(per_owner: usize, anonymous: usize) -> SessionLimits {
 async fn evicts_the_least_recently_used_of_the_same_pool() {
     bounded(async {
         let prefix = unique_prefix("lru");
-        let store = connect(&prefix).await;
-        let l = limits(2, 3);
-        let alice = Owner::Caller("alice".into());
-        let a1 = store.create(&alice, info(), &l).await.unwrap().id;
-        let a2 = store.create(&alice, info(), &l).await.unwrap().id;
-        // Touch a1 so a2 is the least recently used.
-        assert!(store.open(&a1, &alice, &l).await.unwrap().is_some());
-        // A flood of anonymous sessions never evicts alice's.
-        let mut anon = Vec::new();
-        for _ in 0..10 {
-            anon.push(store.create(&Owner::Anonymous, info(), &l).await.unwrap());
-        }
-        assert!(store.open(&a1, &alice, &l).await.unwrap().is_some());
-        assert!(store.open(&a2, &alice, &l).await.unwrap().is_some());
-        for (i, created) in anon.iter().enumerate() {
-            let expected: Vec<String> = if i >= 3 {
-                vec![anon[i - 3].id.clone()]
-            } else {
-                vec![]
-            };
-            assert_eq!(created.evicted, expected, "anonymous session {i}");
-        }
-        for gone in &anon[..7] {
-            assert!(
-                store
-                    .open(&gone.id, &Owner::Anonymous, &l)
-                    .await
-                    .unwrap()
-                    .is_none()
-            );
-        }
-        // Touch a1 again, then a third alice session evicts a2 (least recently used).
-        store.open(&a1, &alice, &l).await.unwrap();
-        let a3 = store.create(&alice, info(), &l).await.unwrap();
-        assert_eq!(a3.evicted, vec![a2.clone()]);
-        assert!(store.open(&a2, &alice, &l).await.unwrap().is_none());
-        assert_eq!(store.len().await.unwrap(), 2 + 3);
-        // What open returns is what create stored.
-        assert_eq!(store.open(&a3.id, &alice, &l).await.unwrap(), Some(info()));
+        contract::evicts_the_least_recently_used_of_the_same_pool(&connect(&prefix).await).await;
         cleanup(&prefix).await;
     })
     .await;
@@ -157,26 +118,7 @@ async fn evicts_the_least_recently_used_of_the_same_pool() {
 async fn foreign_owners_see_nothing() {
     bounded(async {
         let prefix = unique_prefix("foreign");
-        let store = connect(&prefix).await;
-        let l = limits(5, 5);
-        let alice = Owner::Caller("alice".into());
-        let bob = Owner::Caller("bob".into());
-        let a = store.create(&alice, info(), &l).await.unwrap().id;
-        assert!(store.open(&a, &bob, &l).await.unwrap().is_none());
-        assert!(
-            store
-                .open(&a, &Owner::Anonymous, &l)
-                .await
-                .unwrap()
-                .is_none()
-        );
-        assert!(!store.delete(&a, &bob).await.unwrap());
-        assert!(!store.delete(&a, &Owner::Anonymous).await.unwrap());
-        assert!(store.open(&a, &alice, &l).await.unwrap().is_some());
-        assert!(store.delete(&a, &alice).await.unwrap());
-        assert!(store.open(&a, &alice, &l).await.unwrap().is_none());
-        assert!(!store.delete(&a, &alice).await.unwrap());
-        assert_eq!(store.len().await.unwrap(), 0);
+        contract::foreign_owners_see_nothing(&connect(&prefix).await).await;
         cleanup(&prefix).await;
     })
     .await;
@@ -186,40 +128,8 @@ async fn foreign_owners_see_nothing() {
 async fn values_get_set_remove_and_keys() {
     bounded(async {
         let prefix = unique_prefix("values");
-        let store = connect(&prefix).await;
-        let l = limits(5, 5);
-        let id = store
-            .create(&Owner::Anonymous, info(), &l)
-            .await
-            .unwrap()
-            .id;
-        assert_eq!(store.get(&id, "cart").await.unwrap(), None);
-        assert!(store.keys(&id).await.unwrap().is_empty());
-        store.set(&id, "cart", json!(["apple"])).await.unwrap();
-        store.set(&id, "a:b", json!({"x": 1})).await.unwrap();
-        assert_eq!(
-            store.get(&id, "cart").await.unwrap(),
-            Some(json!(["apple"]))
-        );
-        assert_eq!(store.keys(&id).await.unwrap(), vec!["a:b", "cart"]);
-        assert_eq!(
-            store.remove(&id, "cart").await.unwrap(),
-            Some(json!(["apple"]))
-        );
-        assert_eq!(store.remove(&id, "cart").await.unwrap(), None);
-        assert_eq!(store.keys(&id).await.unwrap(), vec!["a:b"]);
-        // `update` returning None removes the value.
-        let none = |_: Option<Value>| None;
-        assert_eq!(store.update(&id, "a:b", &none).await.unwrap(), None);
-        assert!(store.keys(&id).await.unwrap().is_empty());
-        // Values of an unknown session are an error, and writing one creates no key.
-        store.delete(&id, &Owner::Anonymous).await.unwrap();
-        assert!(store.get(&id, "cart").await.is_err());
-        assert!(store.set(&id, "cart", json!(1)).await.is_err());
-        assert!(store.remove(&id, "cart").await.is_err());
-        assert!(store.keys(&id).await.is_err());
-        let one = |_: Option<Value>| Some(json!(1));
-        assert!(store.update(&id, "n", &one).await.is_err());
+        contract::values_get_set_remove_and_keys(&connect(&prefix).await).await;
+        // Writing values of an unknown session created no session hash.
         assert!(
             keys_under(&prefix).await.iter().all(|k| !k.contains(":s:")),
             "no session hash is left: {:?}",
@@ -235,46 +145,7 @@ async fn idle_sessions_expire_and_leave_nothing_behind() {
     bounded(async {
         let prefix = unique_prefix("expiry");
         let store = connect(&prefix).await;
-        let l = SessionLimits {
-            idle_timeout: Duration::from_secs(2),
-            ..limits(10, 3)
-        };
-        let kept = store
-            .create(&Owner::Anonymous, info(), &l)
-            .await
-            .unwrap()
-            .id;
-        let dropped = store
-            .create(&Owner::Anonymous, info(), &l)
-            .await
-            .unwrap()
-            .id;
-        store.set(&dropped, "n", json!(1)).await.unwrap();
-        // Opening renews the idle timer: `kept` outlives `dropped`.
-        tokio::time::sleep(Duration::from_millis(1200)).await;
-        assert!(
-            store
-                .open(&kept, &Owner::Anonymous, &l)
-                .await
-                .unwrap()
-                .is_some()
-        );
-        tokio::time::sleep(Duration::from_millis(1200)).await;
-        assert!(
-            store
-                .open(&dropped, &Owner::Anonymous, &l)
-                .await
-                .unwrap()
-                .is_none()
-        );
-        assert!(store.get(&dropped, "n").await.is_err());
-        assert_eq!(store.len().await.unwrap(), 1);
-        // Expired sessions do not count against the limit, nor show up as evicted.
-        let a = store.create(&Owner::Anonymous, info(), &l).await.unwrap();
-        let b = store.create(&Owner::Anonymous, info(), &l).await.unwrap();
-        assert!(a.evicted.is_empty() && b.evicted.is_empty(), "{a:?} {b:?}");
-        let c = store.create(&Owner::Anonymous, info(), &l).await.unwrap();
-        assert_eq!(c.evicted, vec![kept.clone()]);
+        contract::idle_sessions_expire(&store, Duration::from_secs(2)).await;
         // Once everything is idle for the timeout, Redis holds no key of the store.
         tokio::time::sleep(Duration::from_millis(2300)).await;
         assert_eq!(store.len().await.unwrap(), 0);
@@ -288,38 +159,11 @@ async fn update_is_atomic_under_concurrency() {
     bounded(async {
         let prefix = unique_prefix("update");
         // Two stores (two connections), as two servers would have.
-        let stores = [
+        let stores: [Arc<dyn SessionStore>; 2] = [
             Arc::new(connect(&prefix).await),
             Arc::new(connect(&prefix).await),
         ];
-        let l = limits(10, 10);
-        let id = stores[0]
-            .create(&Owner::Anonymous, info(), &l)
-            .await
-            .unwrap()
-            .id;
-        let runs = Arc::new(AtomicUsize::new(0));
-        let mut tasks = Vec::new();
-        for t in 0..8 {
-            let (store, id, runs) = (stores[t % 2].clone(), id.clone(), runs.clone());
-            tasks.push(tokio::spawn(async move {
-                for _ in 0..100 {
-                    let inc = |v: Option<Value>| {
-                        runs.fetch_add(1, Ordering::Relaxed);
-                        Some(Value::from(v.and_then(|v| v.as_i64()).unwrap_or(0) + 1))
-                    };
-                    store.update(&id, "n", &inc).await.unwrap();
-                }
-            }));
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        assert_eq!(
-            stores[1].get(&id, "n").await.unwrap(),
-            Some(Value::from(800))
-        );
-        assert!(runs.load(Ordering::Relaxed) >= 800);
+        contract::update_is_atomic(&stores).await;
         cleanup(&prefix).await;
     })
     .await;

@@ -121,7 +121,7 @@ impl HttpSession {
         Ok(self.store.remove(&self.id, key).await?)
     }
 
-    /// The keys, in order.
+    /// The keys, sorted.
     pub async fn keys(&self) -> Result<Vec<String>, SessionError> {
         Ok(self.store.keys(&self.id).await?)
     }

@@ -212,6 +212,13 @@ impl Inner {
     }
 }
 
+/// The keys of a value map, sorted (whatever the `serde_json` map's own order is).
+fn sorted_keys(values: &JsonObject) -> Vec<String> {
+    let mut keys: Vec<String> = values.keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
 fn ready<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
     Box::pin(std::future::ready(value))
 }
@@ -371,7 +378,7 @@ impl SessionStore for MemoryStore {
         ready(
             inner
                 .values(id)
-                .map(|v| v.map(|v| v.keys().cloned().collect()).unwrap_or_default()),
+                .map(|v| v.map(|v| sorted_keys(v)).unwrap_or_default()),
         )
     }
 
@@ -401,6 +408,7 @@ impl SessionStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::contract;
     use serde_json::json;
     use std::time::Duration;
 
@@ -420,49 +428,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn evicts_the_least_recently_used_of_the_same_pool() {
-        let store = MemoryStore::new();
-        let l = limits(2, 3);
-        let alice = Owner::Caller("alice".into());
-        let a1 = store.create(&alice, info(), &l).await.unwrap().id;
-        let a2 = store.create(&alice, info(), &l).await.unwrap().id;
-        // Touch a1 so a2 is the least recently used.
-        assert!(store.open(&a1, &alice, &l).await.unwrap().is_some());
-        // A flood of anonymous sessions never evicts alice's.
-        let mut anon = Vec::new();
-        for _ in 0..10 {
-            anon.push(store.create(&Owner::Anonymous, info(), &l).await.unwrap());
-        }
-        assert!(store.open(&a1, &alice, &l).await.unwrap().is_some());
-        assert!(store.open(&a2, &alice, &l).await.unwrap().is_some());
-        assert_eq!(anon[3].evicted, vec![anon[0].id.clone()]);
-        // Touch a1 again, then a third alice session evicts a2 (least recently used).
-        store.open(&a1, &alice, &l).await.unwrap();
-        let a3 = store.create(&alice, info(), &l).await.unwrap();
-        assert_eq!(a3.evicted, vec![a2.clone()]);
-        assert!(store.open(&a2, &alice, &l).await.unwrap().is_none());
-        assert_eq!(store.len().await.unwrap(), 2 + 3);
-    }
-
-    #[tokio::test]
-    async fn foreign_owners_see_nothing() {
-        let store = MemoryStore::new();
-        let l = limits(5, 5);
-        let alice = Owner::Caller("alice".into());
-        let bob = Owner::Caller("bob".into());
-        let a = store.create(&alice, info(), &l).await.unwrap().id;
-        assert!(store.open(&a, &bob, &l).await.unwrap().is_none());
-        assert!(
-            store
-                .open(&a, &Owner::Anonymous, &l)
-                .await
-                .unwrap()
-                .is_none()
-        );
-        assert!(!store.delete(&a, &bob).await.unwrap());
-        assert!(store.open(&a, &alice, &l).await.unwrap().is_some());
-        assert!(store.delete(&a, &alice).await.unwrap());
-        assert!(store.open(&a, &alice, &l).await.unwrap().is_none());
+    async fn passes_the_store_contract() {
+        contract::evicts_the_least_recently_used_of_the_same_pool(&MemoryStore::new()).await;
+        contract::foreign_owners_see_nothing(&MemoryStore::new()).await;
+        contract::values_get_set_remove_and_keys(&MemoryStore::new()).await;
+        contract::update_is_atomic(&[Arc::new(MemoryStore::new()) as Arc<dyn SessionStore>]).await;
+        contract::idle_sessions_expire(&MemoryStore::new(), Duration::from_millis(300)).await;
     }
 
     #[tokio::test]
@@ -501,33 +472,6 @@ mod tests {
         // The sweep on open removed the expired ones (up to a batch each operation).
         let _ = store.open("x", &Owner::Anonymous, &l).await.unwrap();
         assert_eq!(store.len().await.unwrap(), 0);
-    }
-
-    #[tokio::test]
-    async fn update_is_atomic_under_concurrency() {
-        let store = Arc::new(MemoryStore::new());
-        let l = limits(10, 10);
-        let id = store
-            .create(&Owner::Anonymous, info(), &l)
-            .await
-            .unwrap()
-            .id;
-        let mut tasks = Vec::new();
-        for _ in 0..8 {
-            let (store, id) = (store.clone(), id.clone());
-            tasks.push(tokio::spawn(async move {
-                for _ in 0..250 {
-                    let inc = |v: Option<Value>| {
-                        Some(Value::from(v.and_then(|v| v.as_i64()).unwrap_or(0) + 1))
-                    };
-                    store.update(&id, "n", &inc).await.unwrap();
-                }
-            }));
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
-        assert_eq!(store.get(&id, "n").await.unwrap(), Some(Value::from(2000)));
     }
 
     #[tokio::test]

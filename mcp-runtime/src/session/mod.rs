@@ -4,6 +4,7 @@
 //!
 //! Modern requests never create or use a session.
 
+pub mod contract;
 mod handle;
 mod memory;
 #[cfg(feature = "redis")]
@@ -156,7 +157,7 @@ pub trait SessionStore: Send + Sync + 'static {
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
 
-    /// The keys, in order.
+    /// The keys, sorted.
     fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
 
     /// Atomically replaces the value of `key` with `f(current)` (`None` removes it) and

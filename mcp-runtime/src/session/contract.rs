@@ -1,0 +1,228 @@
+//! The behaviour every [`SessionStore`] must have, as assertions a store's own tests call:
+//! least-recently-used eviction per pool (floods of anonymous sessions never evict an
+//! identified caller's), owner checks, values, atomic `update` across connections, and idle
+//! expiry. `MemoryStore` and `RedisStore` run it; run it against your own store too.
+//!
+//! Each function panics (with the failing expectation) when the store misbehaves; give each
+//! a store with no sessions.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use std::sync::Arc;
+//! use mcp::session::{MemoryStore, SessionStore, contract};
+//!
+//! contract::foreign_owners_see_nothing(&MemoryStore::new()).await;
+//! let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
+//! contract::update_is_atomic(&[store]).await;
+//! # }
+//! ```
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Owner, SessionInfo, SessionLimits, SessionStore};
+
+/// The session information the contract creates sessions with.
+pub fn info() -> SessionInfo {
+    SessionInfo {
+        protocol_version: "2025-11-25".into(),
+        client_capabilities: json!({"elicitation": {}}),
+    }
+}
+
+/// Limits with a one-minute idle timeout.
+pub fn limits(max_per_owner: usize, max_anonymous: usize) -> SessionLimits {
+    SessionLimits {
+        idle_timeout: Duration::from_secs(60),
+        max_per_owner,
+        max_anonymous,
+    }
+}
+
+async fn is_open(store: &dyn SessionStore, id: &str, owner: &Owner, l: &SessionLimits) -> bool {
+    store.open(id, owner, l).await.expect("open").is_some()
+}
+
+/// Per pool, `create` evicts the least recently used session while the pool is full; the
+/// anonymous pool and an identified owner's pool never evict each other; `open` returns what
+/// `create` stored.
+pub async fn evicts_the_least_recently_used_of_the_same_pool(store: &dyn SessionStore) {
+    let l = limits(2, 3);
+    let alice = Owner::Caller("alice".into());
+    let a1 = store.create(&alice, info(), &l).await.expect("create").id;
+    let a2 = store.create(&alice, info(), &l).await.expect("create").id;
+    // Touch a1 so a2 is the least recently used.
+    assert!(is_open(store, &a1, &alice, &l).await);
+    // A flood of anonymous sessions never evicts alice's.
+    let mut anon = Vec::new();
+    for _ in 0..10 {
+        anon.push(
+            store
+                .create(&Owner::Anonymous, info(), &l)
+                .await
+                .expect("create"),
+        );
+    }
+    assert!(is_open(store, &a1, &alice, &l).await);
+    assert!(is_open(store, &a2, &alice, &l).await);
+    for (i, created) in anon.iter().enumerate() {
+        let expected: Vec<String> = if i >= 3 {
+            vec![anon[i - 3].id.clone()]
+        } else {
+            vec![]
+        };
+        assert_eq!(created.evicted, expected, "anonymous session {i}");
+    }
+    for gone in &anon[..7] {
+        assert!(!is_open(store, &gone.id, &Owner::Anonymous, &l).await);
+    }
+    // Touch a1 again, then a third alice session evicts a2 (least recently used).
+    assert!(is_open(store, &a1, &alice, &l).await);
+    let a3 = store.create(&alice, info(), &l).await.expect("create");
+    assert_eq!(a3.evicted, vec![a2.clone()]);
+    assert!(!is_open(store, &a2, &alice, &l).await);
+    assert_eq!(store.len().await.expect("len"), 2 + 3);
+    assert_eq!(
+        store.open(&a3.id, &alice, &l).await.expect("open"),
+        Some(info())
+    );
+}
+
+/// Another owner (or the anonymous pool) can neither open nor delete a session.
+pub async fn foreign_owners_see_nothing(store: &dyn SessionStore) {
+    let l = limits(5, 5);
+    let alice = Owner::Caller("alice".into());
+    let bob = Owner::Caller("bob".into());
+    let a = store.create(&alice, info(), &l).await.expect("create").id;
+    assert!(!is_open(store, &a, &bob, &l).await);
+    assert!(!is_open(store, &a, &Owner::Anonymous, &l).await);
+    assert!(!store.delete(&a, &bob).await.expect("delete"));
+    assert!(!store.delete(&a, &Owner::Anonymous).await.expect("delete"));
+    assert!(is_open(store, &a, &alice, &l).await);
+    assert!(store.delete(&a, &alice).await.expect("delete"));
+    assert!(!is_open(store, &a, &alice, &l).await);
+    assert!(!store.delete(&a, &alice).await.expect("delete"));
+    assert_eq!(store.len().await.expect("len"), 0);
+}
+
+/// get / set / remove / keys (sorted), `update` returning `None` removes, and the values of
+/// an unknown session are errors.
+pub async fn values_get_set_remove_and_keys(store: &dyn SessionStore) {
+    let l = limits(5, 5);
+    let id = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create")
+        .id;
+    assert_eq!(store.get(&id, "cart").await.expect("get"), None);
+    assert!(store.keys(&id).await.expect("keys").is_empty());
+    store.set(&id, "cart", json!(["apple"])).await.expect("set");
+    store.set(&id, "a:b", json!({"x": 1})).await.expect("set");
+    assert_eq!(
+        store.get(&id, "cart").await.expect("get"),
+        Some(json!(["apple"]))
+    );
+    assert_eq!(store.keys(&id).await.expect("keys"), vec!["a:b", "cart"]);
+    assert_eq!(
+        store.remove(&id, "cart").await.expect("remove"),
+        Some(json!(["apple"]))
+    );
+    assert_eq!(store.remove(&id, "cart").await.expect("remove"), None);
+    assert_eq!(store.keys(&id).await.expect("keys"), vec!["a:b"]);
+    let none = |_: Option<Value>| None;
+    assert_eq!(store.update(&id, "a:b", &none).await.expect("update"), None);
+    assert!(store.keys(&id).await.expect("keys").is_empty());
+    store.delete(&id, &Owner::Anonymous).await.expect("delete");
+    assert!(store.get(&id, "cart").await.is_err());
+    assert!(store.set(&id, "cart", json!(1)).await.is_err());
+    assert!(store.remove(&id, "cart").await.is_err());
+    assert!(store.keys(&id).await.is_err());
+    let one = |_: Option<Value>| Some(json!(1));
+    assert!(store.update(&id, "n", &one).await.is_err());
+}
+
+/// 8 tasks, spread over `stores` (handles of one shared store, as several servers hold),
+/// each increment one value 100 times through `update`: no increment is lost.
+pub async fn update_is_atomic(stores: &[Arc<dyn SessionStore>]) {
+    assert!(!stores.is_empty(), "give at least one store");
+    let l = limits(10, 10);
+    let id = stores[0]
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create")
+        .id;
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for t in 0..8 {
+        let (store, id, runs) = (stores[t % stores.len()].clone(), id.clone(), runs.clone());
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..100 {
+                let inc = |v: Option<Value>| {
+                    runs.fetch_add(1, Ordering::Relaxed);
+                    Some(Value::from(v.and_then(|v| v.as_i64()).unwrap_or(0) + 1))
+                };
+                store.update(&id, "n", &inc).await.expect("update");
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("an update task panicked");
+    }
+    let last = stores.last().map_or(&stores[0], |s| s);
+    assert_eq!(
+        last.get(&id, "n").await.expect("get"),
+        Some(Value::from(800))
+    );
+    assert!(runs.load(Ordering::Relaxed) >= 800);
+}
+
+/// With idle timeout `idle`: opening renews the timer, an idle session expires (its values
+/// with it), and expired sessions neither count against the limit nor show up as evicted.
+/// Takes about 1.2 × `idle`.
+pub async fn idle_sessions_expire(store: &dyn SessionStore, idle: Duration) {
+    let l = SessionLimits {
+        idle_timeout: idle,
+        ..limits(10, 3)
+    };
+    let kept = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create")
+        .id;
+    let dropped = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create")
+        .id;
+    store.set(&dropped, "n", json!(1)).await.expect("set");
+    tokio::time::sleep(idle.mul_f64(0.6)).await;
+    assert!(
+        is_open(store, &kept, &Owner::Anonymous, &l).await,
+        "opening renews the idle timer"
+    );
+    tokio::time::sleep(idle.mul_f64(0.6)).await;
+    assert!(
+        !is_open(store, &dropped, &Owner::Anonymous, &l).await,
+        "an idle session expires"
+    );
+    assert!(store.get(&dropped, "n").await.is_err());
+    assert_eq!(store.len().await.expect("len"), 1);
+    let a = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create");
+    let b = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create");
+    assert!(a.evicted.is_empty() && b.evicted.is_empty(), "{a:?} {b:?}");
+    let c = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create");
+    assert_eq!(c.evicted, vec![kept]);
+}

@@ -681,3 +681,72 @@ async fn basic_listener_auth_has_no_challenge_and_owns_sessions() {
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert!(r.headers.get("www-authenticate").is_none());
 }
+
+/// A protected service whose tool carries its progress in the request state.
+struct Wizard;
+
+#[mcp::service(name = "wizard", version = "1.0.0")]
+impl Wizard {
+    /// Two rounds; the second reads the first's state.
+    pub fn step(&self, auth: mcp::AuthContext, context: mcp::Context) -> mcp::ToolOutput<String> {
+        match context.request_state() {
+            Some(state) => mcp::ToolOutput::Done(format!(
+                "{} resumed {state}",
+                auth.subject.unwrap_or_default()
+            )),
+            None => mcp::InputRequired::new().state("round-1").into(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn request_state_is_bound_to_the_caller() {
+    let authz = LocalAuthServer::start().await;
+    let rsa = SigningKey::rsa("rsa-1", RSA1_PEM);
+    authz.publish(&rsa);
+    let server = mcp::Server::new(Wizard)
+        .oauth(oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url))
+        .build()
+        .expect("valid configuration");
+    let client = TestClient::new(server);
+    let token = |sub: &str, client_id: &str| {
+        authz.issue(
+            &rsa,
+            &json!({"sub": sub, "client_id": client_id, "aud": RESOURCE, "scope": "files:read"}),
+        )
+    };
+    let call = |token: String, state: Option<String>| {
+        let client = &client;
+        async move {
+            let mut params = json!({"name": "step"});
+            if let Some(state) = state {
+                params["requestState"] = json!(state);
+            }
+            let bearer = format!("Bearer {token}");
+            client
+                .modern_with_headers("tools/call", params, &[("authorization", &bearer)])
+                .await
+        }
+    };
+    let first = call(token("alice", "app"), None).await;
+    let state = first.result()["requestState"]
+        .as_str()
+        .expect("a sealed state")
+        .to_owned();
+    let done = call(token("alice", "app"), Some(state.clone())).await;
+    assert_eq!(done.result()["content"][0]["text"], "alice resumed round-1");
+    // The same state presented by another subject, or by another client of the same user.
+    for other in [token("bob", "app"), token("alice", "other-app")] {
+        let r = call(other, Some(state.clone())).await;
+        assert_eq!(
+            (r.status.as_u16(), r.error_code()),
+            (200, Some(-32602)),
+            "{}",
+            r.raw
+        );
+        assert_eq!(
+            r.body["error"]["data"],
+            json!({"reason": "invalid_request_state"})
+        );
+    }
+}

@@ -4,7 +4,7 @@
 async fn main() -> Result<(), mcp::Error> {
     mcp_examples::init_tracing();
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| mcp_examples::DEFAULT_ADDR.to_owned());
-    let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
+    let listener = mcp::StreamableHttpListener::bind(addr.as_str()).await?;
     let local = listener.local_addr()?;
     let calendar = mcp_examples::calendar_connect::Calendar::default();
     let (app, server) = mcp_examples::calendar_connect::app(calendar, local)?;
@@ -13,9 +13,7 @@ async fn main() -> Result<(), mcp::Error> {
         mcp::transport::shutdown_signal().await;
         server.close_streams();
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    listener.serve_router(app, shutdown).await?;
     tracing::info!("shut down");
     Ok(())
 }

@@ -234,7 +234,7 @@ async fn record(State(log): State<Log>, request: Request, next: Next) -> Respons
     response
 }
 
-/// An app served in-process with `axum::serve` on `127.0.0.1:<free port>`, every exchange
+/// An app served in-process by `mcp::StreamableHttpListener` on `127.0.0.1:<free port>`, every exchange
 /// recorded.
 struct AppServer {
     addr: SocketAddr,
@@ -242,7 +242,7 @@ struct AppServer {
     url: String,
     log: Log,
     shutdown: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<std::io::Result<()>>>,
+    task: Option<JoinHandle<Result<(), mcp::Error>>>,
 }
 
 impl AppServer {
@@ -258,8 +258,8 @@ impl AppServer {
         let app = app.layer(middleware::from_fn_with_state(log.clone(), record));
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
+            mcp::StreamableHttpListener::from_tcp(listener)
+                .serve_router(app, async move {
                     let _ = rx.await;
                     server.close_streams();
                 })

@@ -1,12 +1,41 @@
 //! Binding a TCP listener and serving a router until a shutdown signal.
+//!
+//! The accept loop is our own (hyper-util's connection builder under a graceful-shutdown
+//! watcher) rather than `axum::serve`, because `axum::serve` gives hyper no timer: a client
+//! that sends its request headers one byte a minute, or opens a connection and sends nothing,
+//! would hold a connection forever. Here every connection has a header read timeout and an
+//! idle timeout, the number of open connections is capped (at the cap the loop stops
+//! accepting until one closes), and shutdown drains in-flight requests for a bounded time.
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
-use tokio::net::{TcpListener, ToSocketAddrs};
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::dispatch::IntoServer;
 use crate::error::Error;
+
+/// Default time a client has to send a request's headers.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default time a connection may stay quiet (no byte either way) before it is closed.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default cap on open connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+/// Default time shutdown waits for in-flight requests before returning.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+/// Concurrent streams one HTTP/2 connection may open.
+const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 
 /// A bound Streamable HTTP listener.
 ///
@@ -19,25 +48,74 @@ use crate::error::Error;
 /// # }
 /// # async fn run() -> Result<(), mcp::Error> {
 /// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0"));
-/// mcp::StreamableHttpListener::bind("127.0.0.1:9090").await?.serve("/mcp", server).await
+/// mcp::StreamableHttpListener::bind("127.0.0.1:9090")
+///     .await?
+///     .header_read_timeout(std::time::Duration::from_secs(10))
+///     .serve("/mcp", server)
+///     .await
 /// # }
 /// ```
 #[derive(Debug)]
 pub struct StreamableHttpListener {
     listener: TcpListener,
+    header_read_timeout: Duration,
+    idle_timeout: Duration,
+    max_connections: usize,
+    drain_timeout: Duration,
 }
 
 impl StreamableHttpListener {
     /// Binds `addr`.
     pub async fn bind(addr: impl ToSocketAddrs) -> Result<Self, Error> {
-        Ok(Self {
-            listener: TcpListener::bind(addr).await?,
-        })
+        Ok(Self::from_tcp(TcpListener::bind(addr).await?))
+    }
+
+    /// Wraps an already bound listener.
+    pub fn from_tcp(listener: TcpListener) -> Self {
+        Self {
+            listener,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+        }
     }
 
     /// The bound address (useful after binding port 0).
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
         Ok(self.listener.local_addr()?)
+    }
+
+    /// How long a client has to send a request's headers, from the first byte of the request
+    /// (or from the moment the connection opens). A connection that takes longer is closed. Default 30 seconds. (Bodies have their own limit,
+    /// [`ServiceConfig::body_read_timeout`](crate::ServiceConfig::body_read_timeout).)
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may stay quiet (no byte read or written) before it is closed:
+    /// a kept-alive connection between requests, or one whose request takes that long to
+    /// answer without sending anything (the answer is still delivered, then the connection
+    /// closes). Checked twice per period, so a quiet connection closes after 1 to 1.5 times
+    /// this. Default 60 seconds.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout.max(Duration::from_millis(2));
+        self
+    }
+
+    /// The most connections open at once; at the cap, new connections wait in the kernel's
+    /// accept queue until one closes. Default 10,000.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// How long shutdown waits for in-flight requests before returning anyway. Default 30
+    /// seconds.
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
+        self
     }
 
     /// Checks the service's configuration, then serves it at `path` until SIGINT or SIGTERM,
@@ -62,11 +140,209 @@ impl StreamableHttpListener {
             signal.await;
             server.close_streams();
         };
-        axum::serve(self.listener, app)
-            .with_graceful_shutdown(signal)
-            .await?;
+        self.serve_router(app, signal).await
+    }
+
+    /// Serves any axum router (one built with [`router`](super::router) and other routes, or
+    /// [`VirtualHosts`](super::VirtualHosts)) with this listener's limits until `signal`
+    /// completes, then stops accepting, lets in-flight requests finish (for at most the
+    /// drain timeout) and returns. Close the servers' standalone streams
+    /// ([`Server::close_streams`](crate::Server::close_streams)) in `signal`, or they hold
+    /// the drain until its timeout.
+    pub async fn serve_router(
+        self,
+        app: Router,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        let mut builder = Builder::new(TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.header_read_timeout);
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_concurrent_streams(H2_MAX_CONCURRENT_STREAMS);
+        let builder = Arc::new(builder);
+        // Every connection task holds a receiver: `true` asks it to finish gracefully, and
+        // `closed()` on the sender completes once all of them are gone.
+        let (shutdown, watch) = watch::channel(false);
+        let permits = Arc::new(Semaphore::new(self.max_connections));
+        tokio::pin!(signal);
+        loop {
+            let permit = tokio::select! {
+                permit = Arc::clone(&permits).acquire_owned() => match permit {
+                    Ok(permit) => permit,
+                    Err(_) => break,
+                },
+                () = &mut signal => break,
+            };
+            let stream = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(error) => {
+                        accept_error(&error).await;
+                        continue;
+                    }
+                },
+                () = &mut signal => break,
+            };
+            // Small JSON responses should not wait for Nagle's algorithm.
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(serve_connection(
+                Arc::clone(&builder),
+                stream,
+                app.clone(),
+                self.idle_timeout,
+                watch.clone(),
+                permit,
+            ));
+        }
+        drop(self.listener);
+        drop(watch);
+        let _ = shutdown.send(true);
+        if tokio::time::timeout(self.drain_timeout, shutdown.closed())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                timeout = ?self.drain_timeout,
+                "shutdown: connections still busy after the drain timeout"
+            );
+        }
         Ok(())
     }
+}
+
+/// Serves one connection until it ends. When shutdown starts, or when no byte has moved
+/// either way for about `idle_timeout`, the connection is asked to finish gracefully: hyper
+/// completes the request in flight, if any, then closes it.
+async fn serve_connection(
+    builder: Arc<Builder<TokioExecutor>>,
+    stream: TcpStream,
+    app: Router,
+    idle_timeout: Duration,
+    mut shutdown: watch::Receiver<bool>,
+    permit: OwnedSemaphorePermit,
+) {
+    let activity = Arc::new(AtomicU64::new(0));
+    let io = Metered {
+        inner: stream,
+        activity: Arc::clone(&activity),
+    };
+    let connection = builder.serve_connection(TokioIo::new(io), TowerToHyperService::new(app));
+    tokio::pin!(connection);
+    // Checked twice per timeout: a connection is closed after two quiet checks in a row.
+    let mut check = tokio::time::interval(idle_timeout / 2);
+    check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    check.tick().await;
+    let (mut seen, mut quiet, mut closing) = (0, 0, false);
+    loop {
+        tokio::select! {
+            ended = connection.as_mut() => {
+                if let Err(error) = ended {
+                    tracing::debug!(%error, "connection ended with an error");
+                }
+                break;
+            }
+            changed = shutdown.changed(), if !closing => {
+                if changed.is_err() || *shutdown.borrow() {
+                    connection.as_mut().graceful_shutdown();
+                    closing = true;
+                }
+            }
+            _ = check.tick(), if !closing => {
+                let now = activity.load(Ordering::Relaxed);
+                quiet = if now == seen { quiet + 1 } else { 0 };
+                seen = now;
+                if quiet >= 2 {
+                    connection.as_mut().graceful_shutdown();
+                    closing = true;
+                }
+            }
+        }
+    }
+    drop(shutdown);
+    drop(permit);
+}
+
+/// A socket that counts the reads and writes that moved bytes (the idle check's clock).
+struct Metered {
+    inner: TcpStream,
+    activity: Arc<AtomicU64>,
+}
+
+impl Metered {
+    fn moved(&self) {
+        self.activity.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl AsyncRead for Metered {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.moved();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Metered {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.moved();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.moved();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// Accept errors other than a peer's aborted handshake mean the process is short of
+/// something (file descriptors, memory): wait a little instead of spinning.
+async fn accept_error(error: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset | ErrorKind::ConnectionRefused
+    ) {
+        return;
+    }
+    tracing::warn!(%error, "accept failed; retrying shortly");
+    tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -139,6 +139,12 @@ impl AdvancedService for TestService {
                 }
                 r.into()
             }
+            // Unlisted: answers after `ms` milliseconds (for drain and timeout tests).
+            "sleep" => {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                CallToolResult::text(format!("slept {ms} ms")).into()
+            }
             "weather" => CallToolResult::text(format!(
                 "sunny in {}",
                 args["region"].as_str().unwrap_or("?")

@@ -188,7 +188,9 @@ pub fn encode_value(value: &Value) -> Option<String> {
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
-                if i.abs() > MAX_SAFE_INTEGER {
+                // `unsigned_abs`: `abs` overflows on i64::MIN (found by the param_header fuzz
+                // target).
+                if i.unsigned_abs() > MAX_SAFE_INTEGER as u64 {
                     return None;
                 }
                 i.to_string()
@@ -398,6 +400,9 @@ mod tests {
         );
         assert_eq!(encode_value(&json!(MAX_SAFE_INTEGER + 1)), None);
         assert_eq!(encode_value(&json!(-MAX_SAFE_INTEGER - 1)), None);
+        // Fuzz regression (param_header): `abs` overflowed here.
+        assert_eq!(encode_value(&json!(i64::MIN)), None);
+        assert_eq!(encode_value(&json!(i64::MIN + 1)), None);
         assert_eq!(encode_value(&json!(null)), None);
         assert_eq!(encode_value(&json!({"a":1})), None);
         assert!(

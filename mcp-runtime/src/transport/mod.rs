@@ -2,7 +2,7 @@
 //! notifications of both eras), GET and DELETE, with Origin validation before anything else
 //! runs and a cap on request bodies.
 
-mod classify;
+pub(crate) mod classify;
 mod listener;
 mod session;
 mod shim;

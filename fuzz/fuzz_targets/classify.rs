@@ -1,0 +1,5 @@
+//! Fuzz target `classify`: see `mcp::__private::fuzz::classify` for the input format and the
+//! property it checks.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp::__private::fuzz::classify(data));

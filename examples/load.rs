@@ -30,14 +30,11 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use http_body_util::{BodyExt as _, Full};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
+use http_body_util::Full;
+use hyper::header::{HOST, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Uri};
-use hyper_util::rt::TokioIo;
 use mcp_examples::bench::Kind;
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+use mcp_examples::loadgen::{self, exchange};
 
 const USAGE: &str = "usage: load --url http://127.0.0.1:PORT/mcp --kind modern|legacy|discover|bare \
 [--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
@@ -141,25 +138,11 @@ struct Target {
 
 impl Target {
     fn new(url: &str, kind: Kind) -> Result<Self, String> {
-        let uri: Uri = url.parse().map_err(|e| format!("bad --url {url}: {e}"))?;
-        if uri.scheme_str() != Some("http") {
-            return Err(format!("--url must be an http:// URL, got {url}"));
-        }
-        let authority = uri.authority().ok_or("--url has no host")?.clone();
-        let port = authority.port_u16().unwrap_or(80);
-        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(authority.host(), port))
-            .map_err(|e| format!("cannot resolve {authority}: {e}"))?
-            .next()
-            .ok_or_else(|| format!("{authority} resolves to no address"))?;
-        let path: Uri = uri
-            .path_and_query()
-            .map_or("/", |p| p.as_str())
-            .parse()
-            .map_err(|e| format!("bad path in {url}: {e}"))?;
+        let (addr, path, authority) = loadgen::resolve(url)?;
         let mut headers = HeaderMap::new();
         headers.insert(
             HOST,
-            HeaderValue::from_str(authority.as_str()).map_err(|e| e.to_string())?,
+            HeaderValue::from_str(&authority).map_err(|e| e.to_string())?,
         );
         for (name, value) in kind.headers() {
             headers.insert(
@@ -181,80 +164,6 @@ impl Target {
         *request.uri_mut() = self.path.clone();
         *request.headers_mut() = self.headers.clone();
         request
-    }
-
-    async fn connect(&self) -> Result<SendRequest<Full<Bytes>>, String> {
-        let stream = tokio::net::TcpStream::connect(self.addr)
-            .await
-            .map_err(|e| format!("connect {}: {e}", self.addr))?;
-        let _ = stream.set_nodelay(true);
-        let (sender, connection) = http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("handshake: {e}"))?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        Ok(sender)
-    }
-}
-
-/// One answer: its HTTP status and body, and whether it counts as a success.
-struct Answer {
-    status: u16,
-    body: Bytes,
-    ok: bool,
-}
-
-async fn exchange(
-    sender: &mut SendRequest<Full<Bytes>>,
-    request: Request<Full<Bytes>>,
-) -> Result<Answer, hyper::Error> {
-    sender.ready().await?;
-    let response = sender.send_request(request).await?;
-    let status = response.status();
-    let sse = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-    let body = response.into_body().collect().await?.to_bytes();
-    let ok = status.is_success() && is_success(&body, sse);
-    Ok(Answer {
-        status: status.as_u16(),
-        body,
-        ok,
-    })
-}
-
-/// The parts of a JSON-RPC response that decide success; everything else is skipped.
-#[derive(Deserialize)]
-struct ResponseProbe {
-    result: Option<ResultProbe>,
-    error: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct ResultProbe {
-    #[serde(rename = "isError", default)]
-    is_error: bool,
-}
-
-/// A JSON-RPC result that is not a tool error; for SSE, the last `data:` line is the answer.
-fn is_success(body: &[u8], sse: bool) -> bool {
-    let json = if sse {
-        match body
-            .split(|b| *b == b'\n')
-            .filter_map(|line| line.strip_prefix(b"data:"))
-            .next_back()
-        {
-            Some(data) => data,
-            None => return false,
-        }
-    } else {
-        body
-    };
-    match serde_json::from_slice::<ResponseProbe>(json) {
-        Ok(r) => r.error.is_none() && r.result.is_some_and(|r| !r.is_error),
-        Err(_) => false,
     }
 }
 
@@ -288,7 +197,7 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
             |phase: &AtomicU8| started_in == MEASURE && phase.load(Ordering::Relaxed) == MEASURE;
         let s = match &mut sender {
             Some(s) => s,
-            None => match target.connect().await {
+            None => match loadgen::connect(target.addr).await {
                 Ok(s) => sender.insert(s),
                 Err(e) => {
                     if counted(&phase) {
@@ -316,7 +225,7 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
                     }
                 }
                 if !answer.ok && tally.first_error.is_none() {
-                    tally.first_error = Some(describe(&answer));
+                    tally.first_error = Some(answer.describe());
                 }
             }
             Err(e) => {
@@ -331,12 +240,6 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
     tally
 }
 
-fn describe(answer: &Answer) -> String {
-    let body = String::from_utf8_lossy(&answer.body);
-    let body: String = body.chars().take(400).collect();
-    format!("HTTP {}: {body}", answer.status)
-}
-
 /// The run's result.
 struct Report {
     ok: u64,
@@ -347,32 +250,21 @@ struct Report {
     server_cpu: Option<Duration>,
 }
 
-/// The CPU time (user + system) all threads of process `pid` have used so far, from
-/// `/proc/PID/task/*/schedstat` (nanosecond resolution); `None` where that is unavailable.
-fn cpu_time(pid: u32) -> Option<Duration> {
-    let mut total = 0u64;
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(Duration::from_nanos(total))
-}
-
 async fn run(args: &Args) -> Result<Report, String> {
     let target = Arc::new(Target::new(&args.url, args.kind)?);
 
     // One request first, so that a misconfigured run fails loudly instead of measuring errors.
-    let mut sender = target.connect().await?;
+    let mut sender = loadgen::connect(target.addr).await?;
     let answer = exchange(&mut sender, target.request())
         .await
         .map_err(|e| format!("preflight request failed: {e}"))?;
     if !answer.ok {
         return Err(format!(
             "preflight answer is an error: {}",
-            describe(&answer)
+            answer.describe()
         ));
     }
-    eprintln!("preflight: {}", describe(&answer));
+    eprintln!("preflight: {}", answer.describe());
     drop(sender);
 
     let phase = Arc::new(AtomicU8::new(if args.warmup.is_zero() {
@@ -386,11 +278,11 @@ async fn run(args: &Args) -> Result<Report, String> {
     tokio::time::sleep(args.warmup).await;
     phase.store(MEASURE, Ordering::Relaxed);
     let start = Instant::now();
-    let cpu_start = args.server_pid.and_then(cpu_time);
+    let cpu_start = args.server_pid.and_then(loadgen::cpu_time);
     tokio::time::sleep(args.duration).await;
     phase.store(STOP, Ordering::Relaxed);
     let elapsed = start.elapsed();
-    let cpu_end = args.server_pid.and_then(cpu_time);
+    let cpu_end = args.server_pid.and_then(loadgen::cpu_time);
     if args.server_pid.is_some() && cpu_end.is_none() {
         eprintln!("load: cannot read the server's CPU time from /proc");
     }

@@ -4,6 +4,7 @@
 #
 #   scripts/load.sh [-c CONCURRENCY] [-d SECONDS] [-w SECONDS] [-t CLIENT_THREADS]
 #                   [-r ROUNDS] [--pin] [--no-build]
+#   scripts/load.sh --soak [MINUTES] [--pin] [--no-build]
 #
 # Builds the release examples, starts `echo` (the MCP echo service) and `bare_axum` on free
 # loopback ports, and runs `examples/load.rs` against them: a modern (2026-07-28) tools/call,
@@ -12,6 +13,14 @@
 # against bare axum, and the server's CPU time per request (read from /proc; other work on
 # the machine disturbs it far less than throughput). With -r N every kind runs N times,
 # interleaved, and the table keeps each kind's best run and its least CPU per request.
+#
+# Soak mode (--soak, default 10 minutes): starts the weather example, measures its capacity
+# with examples/soak.rs at full speed for 20 s (mixed traffic: half modern callers, half
+# legacy callers that initialize, call 50 times on their session and DELETE it), then runs the
+# same mix at 80% of that rate for MINUTES, sampling the server's RSS every 5 s (CSV in
+# target/soak-rss.csv). It passes when there were no errors and RSS is flat after the first
+# minute: the last minute's mean within 5% (or 2 MiB) of the first minute's. SOAK_FRACTION
+# (0.8), SOAK_CONCURRENCY (16) and SOAK_CSV override the defaults.
 #
 # Environment equivalents: LOAD_CONCURRENCY (32), LOAD_DURATION (10), LOAD_WARMUP (2),
 # LOAD_THREADS (client threads, default: the CPU count), LOAD_ROUNDS (1), LOAD_PIN (0),
@@ -29,6 +38,7 @@ ROUNDS=${LOAD_ROUNDS:-1}
 PIN=${LOAD_PIN:-0}
 KINDS=${LOAD_KINDS:-"modern legacy bare"}
 BUILD=1
+SOAK=
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
 while [ $# -gt 0 ]; do
@@ -40,6 +50,9 @@ while [ $# -gt 0 ]; do
     -r|--rounds) ROUNDS=$2; shift 2 ;;
     --pin) PIN=1; shift ;;
     --no-build) BUILD=0; shift ;;
+    --soak)
+      SOAK=10; shift
+      if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; then SOAK=$1; shift; fi ;;
     -h|--help) usage; exit 0 ;;
     *) echo "load.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -50,7 +63,7 @@ BIN=$TARGET_DIR/release/examples
 if [ "$BUILD" = 1 ]; then
   (cd "$ROOT" && cargo build --release --examples -p mcp-examples)
 fi
-for b in echo bare_axum load session_memory; do
+for b in echo bare_axum load session_memory weather soak; do
   [ -x "$BIN/$b" ] || { echo "load.sh: $BIN/$b is missing (build without --no-build)" >&2; exit 1; }
 done
 
@@ -95,6 +108,39 @@ start() {
   fi
   URL=$line
 }
+
+if [ -n "$SOAK" ]; then
+  start weather
+  echo "weather at $URL (pid $PID); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  SOAK_CONC=${SOAK_CONCURRENCY:-16}
+  CSV=${SOAK_CSV:-$TARGET_DIR/soak-rss.csv}
+  probe=$("${CLIENT_CPU[@]}" "$BIN/soak" --url "$URL" --server-pid "$PID" --rate 0 \
+    --concurrency "$SOAK_CONC" --duration 25 --warmup 5 --sample 5 2>/dev/null | tail -1)
+  capacity=$(echo "$probe" | sed -n 's/.*"rps_after_warmup":\([0-9.]*\).*/\1/p')
+  [ -n "$capacity" ] || { echo "load.sh: capacity probe failed: $probe" >&2; exit 1; }
+  rate=$(awk -v c="$capacity" -v f="${SOAK_FRACTION:-0.8}" 'BEGIN { printf "%.0f", c * f }')
+  echo "capacity (mixed traffic, full speed): $capacity req/s; soaking at $rate req/s for $SOAK min"
+  seconds=$(awk -v m="$SOAK" 'BEGIN { printf "%.0f", m * 60 }')
+  report=$("${CLIENT_CPU[@]}" "$BIN/soak" --url "$URL" --server-pid "$PID" --rate "$rate" \
+    --concurrency "$SOAK_CONC" --duration "$seconds" --warmup 60 --sample 5 --csv "$CSV" \
+    | tail -1) || true
+  echo "$report"
+  echo "RSS series: $CSV"
+  awk -v r="$report" 'BEGIN {
+    n = split("errors ok rps_after_warmup first_minute_mean last_minute_mean min max slope_per_min", keys, " ")
+    for (i = 1; i <= n; i++) {
+      k = keys[i]
+      if (match(r, "\"" k "\":[-0-9.eE+]+")) v[k] = substr(r, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0
+    }
+    growth = v["last_minute_mean"] - v["first_minute_mean"]
+    limit = v["first_minute_mean"] * 0.05; if (limit < 2048) limit = 2048
+    printf "soak: %d ok, %d errors, %.0f req/s; RSS KiB after warm-up: first minute %.0f, last minute %.0f (%+.0f), min %d, max %d, slope %.1f KiB/min\n", v["ok"], v["errors"], v["rps_after_warmup"], v["first_minute_mean"], v["last_minute_mean"], growth, v["min"], v["max"], v["slope_per_min"]
+    flat = (growth <= limit)
+    printf "soak: %s (errors must be 0; RSS growth must stay within %.0f KiB)\n", (v["errors"] == 0 && flat) ? "PASS" : "FAIL", limit
+    exit !(v["errors"] == 0 && flat)
+  }'
+  exit $?
+fi
 
 start echo
 ECHO_URL=$URL ECHO_PID=$PID

@@ -14,3 +14,9 @@ fi
 # The Redis session store and its example are built and tested too: their tests need a Redis
 # (MCP_TEST_REDIS_URL, default redis://127.0.0.1:6379; `.ci/run` starts one).
 cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis "$@"
+
+# The fuzz smoke run: each cargo-fuzz target of fuzz/ for MCP_FUZZ_SECONDS (default 20, so
+# 100 s for the five; 0 skips it). A crash fails the run; see scripts/fuzz.sh.
+if [ "${MCP_FUZZ_SECONDS:-20}" != 0 ]; then
+    scripts/fuzz.sh "${MCP_FUZZ_SECONDS:-20}"
+fi

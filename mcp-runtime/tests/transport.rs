@@ -442,6 +442,40 @@ async fn modern_param_headers_are_checked_against_arguments() {
     .result();
 }
 
+#[tokio::test]
+async fn repeated_checked_headers_are_32020() {
+    // Only one value would be checked, while an intermediary may act on another.
+    let app = router();
+    let body = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "weather", "arguments": {"region": "x", "days": 3}}),
+    );
+    for (name, second) in [
+        ("mcp-param-region", "y"),
+        ("mcp-method", "tools/list"),
+        ("mcp-name", "echo"),
+        ("mcp-protocol-version", "2025-06-18"),
+    ] {
+        let mut req = with_header(
+            with_header(modern_request(&body), "mcp-param-region", "x"),
+            "mcp-param-days",
+            "3",
+        );
+        req.headers_mut().append(name, second.parse().unwrap());
+        let r = send(&app, req).await;
+        r.assert_error(400, -32020, json!(1));
+        assert_eq!(r.body["error"]["data"]["mismatch"]["header"], name);
+    }
+    // The same request with each header once is served.
+    let req = with_header(
+        with_header(modern_request(&body), "mcp-param-region", "x"),
+        "mcp-param-days",
+        "3",
+    );
+    send(&app, req).await.result();
+}
+
 // ------------------------------------------------------------ error mapping
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use crate::protocol::{
     ErrorCode, ErrorObject, LEGACY_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS,
     RequestEnvelope, is_modern_version, serves_modern_version,
 };
-use crate::schema::headers::decode_value;
+use crate::schema::headers::{PARAM_HEADER_PREFIX, decode_value};
 
 pub(crate) const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const MCP_METHOD: &str = "mcp-method";
@@ -111,6 +111,12 @@ pub(crate) fn classify(
         Ok(env) => env,
         Err(e) => return Route::Reject(envelope_error(&e.message(), e.data())),
     };
+    if let Some(name) = repeated_header(headers) {
+        return Route::Reject(header_mismatch(
+            name,
+            &format!("the {name} header appears more than once"),
+        ));
+    }
     if let Some(v) = header_version.filter(|v| *v != envelope.protocol_version) {
         return Route::Reject(header_mismatch(
             v,
@@ -157,6 +163,20 @@ pub(crate) fn classify(
         return Route::Reject(reject);
     }
     Route::Modern(Box::new(envelope))
+}
+
+/// The first header checked against the body of a modern request (`MCP-Protocol-Version`,
+/// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) that appears more than once. Only the first
+/// value would be checked, while an intermediary may act on another one (or on all of them
+/// joined), so a repeated header is refused rather than guessed at.
+fn repeated_header(headers: &HeaderMap) -> Option<&str> {
+    headers.keys().map(http::HeaderName::as_str).find(|name| {
+        (matches!(*name, MCP_PROTOCOL_VERSION | MCP_METHOD | MCP_NAME)
+            || name
+                .get(..PARAM_HEADER_PREFIX.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(PARAM_HEADER_PREFIX)))
+            && headers.get_all(*name).iter().nth(1).is_some()
+    })
 }
 
 /// `Mcp-Name` must mirror `params.name` of `tools/call` / `prompts/get` and `params.uri`

@@ -173,6 +173,44 @@ async fn a_quiet_request_outlasting_the_idle_timeout_still_gets_its_answer() {
 }
 
 #[tokio::test]
+async fn a_client_that_half_closes_after_its_request_gets_the_answer() {
+    let mut server = start(|l| l).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    stream
+        .write_all(&call(server.addr, "echo", json!({"text": "half"})))
+        .await
+        .unwrap();
+    stream.shutdown().await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("half"), "{text}");
+    server.shut_down().await;
+}
+
+#[tokio::test]
+async fn request_heads_over_the_cap_get_431() {
+    let mut server = start(|l| l).await;
+    // 140 KiB of headers: past the 64 KiB read buffer even after hyper's last read step.
+    let padding = format!("X-Pad: {}\r\n", "a".repeat(1000)).repeat(140);
+    let request = String::from_utf8(call(server.addr, "echo", json!({"text": "big"})))
+        .unwrap()
+        .replacen("\r\n", &format!("\r\n{padding}"), 1);
+    let (status, _) = exchange(server.addr, request.as_bytes()).await;
+    assert_eq!(status, 431);
+    // 24 KiB of headers are fine.
+    let padding = format!("X-Pad: {}\r\n", "a".repeat(1000)).repeat(24);
+    let request = String::from_utf8(call(server.addr, "echo", json!({"text": "ok"})))
+        .unwrap()
+        .replacen("\r\n", &format!("\r\n{padding}"), 1);
+    let (status, body) = exchange(server.addr, request.as_bytes()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_serving(server.addr).await;
+    server.shut_down().await;
+}
+
+#[tokio::test]
 async fn at_the_connection_cap_new_connections_wait_instead_of_failing() {
     let mut server = start(|l| l.max_connections(2)).await;
     let mut held: Vec<TcpStream> = Vec::new();

@@ -34,6 +34,8 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// Default time shutdown waits for in-flight requests before returning.
 pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+/// The HTTP/1 read buffer, which bounds a request's head (request line and headers).
+const H1_MAX_BUF_SIZE: usize = 64 * 1024;
 /// Concurrent streams one HTTP/2 connection may open.
 const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 
@@ -158,7 +160,13 @@ impl StreamableHttpListener {
         builder
             .http1()
             .timer(TokioTimer::new())
-            .header_read_timeout(self.header_read_timeout);
+            .header_read_timeout(self.header_read_timeout)
+            // Request heads beyond this get 431 (hyper reads in steps, so up to twice this
+            // may be read before it refuses). HTTP/2 header lists are capped at 16 KiB.
+            .max_buf_size(H1_MAX_BUF_SIZE)
+            // A client that shuts down its sending side after the request still gets the
+            // answer.
+            .half_close(true);
         builder
             .http2()
             .timer(TokioTimer::new())

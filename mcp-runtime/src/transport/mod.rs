@@ -163,6 +163,9 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
             None,
         );
     }
+    if let Some(refusal) = unsupported_coding(&parts.headers) {
+        return refusal;
+    }
     let limit = server.config().max_body_bytes;
     let read = read_body(&parts.headers, body, limit);
     let bytes = match tokio::time::timeout(server.config().body_read_timeout, read).await {
@@ -633,6 +636,35 @@ pub(crate) fn plain_error(status: StatusCode, message: &str) -> Response {
 
 fn accepted() -> Response {
     session::accepted()
+}
+
+/// A body in a coding the endpoint does not decode would only be misread as JSON: a
+/// `Transfer-Encoding` other than `chunked` (hyper frames the chunks and ignores the rest)
+/// is `501`, a `Content-Encoding` other than `identity` is `415` (RFC 9110 §8.4, §6.1).
+fn unsupported_coding(headers: &HeaderMap) -> Option<Response> {
+    let codings = |name| {
+        headers
+            .get_all(name)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+    };
+    if codings(header::TRANSFER_ENCODING).any(|c| !c.eq_ignore_ascii_case("chunked")) {
+        return Some(transport_error(
+            StatusCode::NOT_IMPLEMENTED,
+            "Not Implemented: the only supported Transfer-Encoding is chunked",
+            None,
+        ));
+    }
+    if codings(header::CONTENT_ENCODING).any(|c| !c.eq_ignore_ascii_case("identity")) {
+        return Some(transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: request bodies must not have a Content-Encoding",
+            None,
+        ));
+    }
+    None
 }
 
 fn is_json_content_type(headers: &HeaderMap) -> bool {

@@ -312,33 +312,24 @@ thread_local! {
     static HTTP: RefCell<Option<HttpTarget>> = const { RefCell::new(None) };
 }
 
-/// Target `http`: the whole in-process HTTP service (auto mode, stateful legacy sessions,
-/// request-state keys). First byte: the HTTP method; then headers and a body as in
-/// [`headers_and_body`]. Every request is answered within a second, never with a 5xx, and
-/// every JSON answer is a JSON-RPC message or an error object.
+/// Separates the requests of one `http` input.
+const REQUEST_SEPARATOR: &[u8] = b"\xff\xfe";
+
+/// Target `http`: the whole in-process HTTP service (auto mode, legacy sessions, request-state
+/// keys, a 100 ms input round). The input is up to four requests separated by `FF FE`; in
+/// each, the first byte picks the HTTP method, then headers and a body as in
+/// [`headers_and_body`]. A session id the server hands out is added to the later requests
+/// that carry none, so sessions, their streams and their ends are reached. Every request is
+/// answered within a second, never with a 5xx, and every JSON answer is a JSON-RPC message
+/// or an error object.
 pub fn http(data: &[u8]) {
-    let Some((&method, rest)) = data.split_first() else {
-        return;
-    };
-    let method = match method % 8 {
-        0..=4 => http::Method::POST,
-        5 => http::Method::GET,
-        6 => http::Method::DELETE,
-        _ => http::Method::PUT,
-    };
-    let (headers, body) = headers_and_body(rest);
-    let mut request = Request::builder()
-        .method(method)
-        .uri("/mcp")
-        .body(Body::from(body.to_vec()))
-        .expect("valid request");
-    *request.headers_mut() = headers;
     HTTP.with(|cell| {
         let mut cell = cell.borrow_mut();
         let target = cell.get_or_insert_with(|| {
             let config = ServiceConfig::new("fuzz", "1.0.0")
                 .request_state_keys([STATE_KEY])
                 .max_body_bytes(64 * 1024)
+                .input_round_timeout(Duration::from_millis(100))
                 .session_limits(SessionLimits {
                     max_anonymous: 64,
                     ..SessionLimits::default()
@@ -354,36 +345,95 @@ pub fn http(data: &[u8]) {
                 router: crate::transport::router("/mcp", server),
             }
         });
-        let router = target.router.clone();
-        target.runtime.block_on(async move {
-            let answered = tokio::time::timeout(Duration::from_secs(1), async move {
-                let response = router.oneshot(request).await.expect("infallible");
-                let status = response.status();
-                let json = response
-                    .headers()
-                    .get(http::header::CONTENT_TYPE)
-                    .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-                let bytes = response.into_body().collect().await.map(|b| b.to_bytes());
-                (status, json, bytes)
-            })
-            .await;
-            let (status, json, bytes) = answered.expect("answered within a second");
-            assert!(
-                status < StatusCode::INTERNAL_SERVER_ERROR,
-                "server error {status}"
-            );
-            let bytes = bytes.expect("a complete body");
-            let text = String::from_utf8_lossy(&bytes);
-            assert!(!text.contains("panicked"), "panic text in {text}");
-            if json && !bytes.is_empty() {
-                let value: Value = serde_json::from_slice(&bytes).expect("JSON answer parses");
-                let ok = |v: &Value| v["jsonrpc"] == "2.0" || v.get("error").is_some();
-                let well_formed = match &value {
-                    Value::Array(items) => items.iter().all(ok),
-                    other => ok(other),
-                };
-                assert!(well_formed, "not a JSON-RPC answer: {value}");
+        let mut session: Option<HeaderValue> = None;
+        let mut rest = data;
+        for _ in 0..4 {
+            let (part, next) = match rest
+                .windows(REQUEST_SEPARATOR.len())
+                .position(|w| w == REQUEST_SEPARATOR)
+            {
+                Some(at) => (&rest[..at], Some(&rest[at + REQUEST_SEPARATOR.len()..])),
+                None => (rest, None),
+            };
+            if let Some(request) = http_request(part, session.as_ref()) {
+                let router = target.router.clone();
+                if let Some(id) = target.runtime.block_on(exchange(router, request)) {
+                    session = Some(id);
+                }
             }
-        });
+            match next {
+                Some(next) => rest = next,
+                None => break,
+            }
+        }
     });
+}
+
+/// One request of an `http` input, with `session` added when it names none.
+fn http_request(data: &[u8], session: Option<&HeaderValue>) -> Option<Request<Body>> {
+    let (&method, rest) = data.split_first()?;
+    let method = match method % 8 {
+        0..=4 => http::Method::POST,
+        5 => http::Method::GET,
+        6 => http::Method::DELETE,
+        _ => http::Method::PUT,
+    };
+    let (mut headers, body) = headers_and_body(rest);
+    if let Some(id) = session
+        && !headers.contains_key("mcp-session-id")
+    {
+        headers.insert("mcp-session-id", id.clone());
+    }
+    let mut request = Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .body(Body::from(body.to_vec()))
+        .expect("valid request");
+    *request.headers_mut() = headers;
+    Some(request)
+}
+
+/// Sends one request and checks the answer; returns the session id it hands out, if any. A
+/// standalone SSE stream (an open-ended answer to GET) is checked up to its headers.
+async fn exchange(router: axum::Router, request: Request<Body>) -> Option<HeaderValue> {
+    let is_get = request.method() == http::Method::GET;
+    let answered = tokio::time::timeout(Duration::from_secs(1), async move {
+        let response = router.oneshot(request).await.expect("infallible");
+        let status = response.status();
+        let header = |name| response.headers().get(name).cloned();
+        let session = header("mcp-session-id");
+        let content_type = header("content-type");
+        let json = content_type
+            .as_ref()
+            .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+        let stream = is_get
+            && content_type
+                .as_ref()
+                .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+        let bytes = if stream {
+            Ok(Default::default())
+        } else {
+            response.into_body().collect().await.map(|b| b.to_bytes())
+        };
+        (status, json, session, bytes)
+    })
+    .await;
+    let (status, json, session, bytes) = answered.expect("answered within a second");
+    assert!(
+        status < StatusCode::INTERNAL_SERVER_ERROR,
+        "server error {status}"
+    );
+    let bytes = bytes.expect("a complete body");
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(!text.contains("panicked"), "panic text in {text}");
+    if json && !bytes.is_empty() {
+        let value: Value = serde_json::from_slice(&bytes).expect("JSON answer parses");
+        let ok = |v: &Value| v["jsonrpc"] == "2.0" || v.get("error").is_some();
+        let well_formed = match &value {
+            Value::Array(items) => items.iter().all(ok),
+            other => ok(other),
+        };
+        assert!(well_formed, "not a JSON-RPC answer: {value}");
+    }
+    session
 }

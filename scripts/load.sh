@@ -91,6 +91,9 @@ trap cleanup EXIT
 # start NAME: runs the example on a free port and sets URL to its endpoint.
 start() {
   local name=$1
+  # Created here: the background job opens its redirections only when it gets to run.
+  : >"$WORK/$name.out"
+  : >"$WORK/$name.err"
   MCP_ADDR=127.0.0.1:0 RUST_LOG=${RUST_LOG:-warn} "${SERVER_CPU[@]}" "$BIN/$name" \
     >"$WORK/$name.out" 2>"$WORK/$name.err" &
   PIDS+=($!)

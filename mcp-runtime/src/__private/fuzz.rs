@@ -104,7 +104,7 @@ fn encode(message: &Message) -> Value {
 }
 
 /// Target `classify`: the era ladder. First byte: the endpoint's protocol mode; then
-/// headers and a body as in [`headers_and_body`]. A legacy-only endpoint never routes
+/// `Name: value` header lines, a NUL and a JSON body. A legacy-only endpoint never routes
 /// modern, and a request routed modern always carries a version the server serves.
 pub fn classify(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
@@ -317,9 +317,9 @@ const REQUEST_SEPARATOR: &[u8] = b"\xff\xfe";
 
 /// Target `http`: the whole in-process HTTP service (auto mode, legacy sessions, request-state
 /// keys, a 100 ms input round). The input is up to four requests separated by `FF FE`; in
-/// each, the first byte picks the HTTP method, then headers and a body as in
-/// [`headers_and_body`]. A session id the server hands out is added to the later requests
-/// that carry none, so sessions, their streams and their ends are reached. Every request is
+/// each, the first byte picks the HTTP method, then come `Name: value` header lines, a NUL
+/// and the body. A session id the server hands out is added to the later requests that
+/// carry none, so sessions, their streams and their ends are reached. Every request is
 /// answered within a second, never with a 5xx, and every JSON answer is a JSON-RPC message
 /// or an error object.
 pub fn http(data: &[u8]) {

@@ -15,6 +15,8 @@
 # Installs cargo-fuzz 0.13.1 when missing. Uses the nightly toolchain when rustup has one,
 # otherwise the default toolchain with RUSTC_BOOTSTRAP=1 (cargo-fuzz passes -Z flags).
 # FUZZ_JOBS=N runs N fuzzing processes per target (libFuzzer -fork) for long runs.
+# FUZZ_SEED=N fixes libFuzzer's random seed (the test command's smoke run uses 1, so that
+# it explores the same way each time; long runs leave it random).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,6 +45,7 @@ for target in "${TARGETS[@]}"; do
   mkdir -p "corpus/$target"
   extra=()
   if [ "$JOBS" -gt 1 ]; then extra=(-fork="$JOBS"); fi
+  if [ -n "${FUZZ_SEED:-}" ]; then extra+=(-seed="$FUZZ_SEED"); fi
   echo "scripts/fuzz.sh: $target for ${SECONDS_PER_TARGET}s" >&2
   "${CARGO[@]}" fuzz run --sanitizer "$SANITIZER" --debug-assertions "$target" \
     "corpus/$target" "seeds/$target" -- \

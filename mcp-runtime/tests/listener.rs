@@ -211,6 +211,40 @@ async fn request_heads_over_the_cap_get_431() {
 }
 
 #[tokio::test]
+async fn http2_with_prior_knowledge_is_served_with_its_own_header_cap() {
+    let mut server = start(|l| l).await;
+    let client = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let body = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "h2"}}),
+    );
+    let request = |pad: usize| {
+        client
+            .post(format!("http://{}/mcp", server.addr))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", common::MODERN)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "echo")
+            .header("x-pad", "a".repeat(pad))
+            .body(body.to_string())
+            .send()
+    };
+    let response = request(10).await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.status(), 200);
+    assert!(response.text().await.unwrap().contains("h2"));
+    // Header lists over 16 KiB are refused.
+    assert_eq!(request(20 * 1024).await.unwrap().status(), 431);
+    assert_serving(server.addr).await;
+    server.shut_down().await;
+}
+
+#[tokio::test]
 async fn at_the_connection_cap_new_connections_wait_instead_of_failing() {
     let mut server = start(|l| l.max_connections(2)).await;
     let mut held: Vec<TcpStream> = Vec::new();

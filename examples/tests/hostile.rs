@@ -1968,6 +1968,18 @@ async fn headers() {
         case("Origin null", m, from(b"null"), forbidden),
         case("an empty Origin", m, from(b""), forbidden),
         case(
+            "the allowed Origin, then a foreign one",
+            m,
+            from(ORIGIN.as_bytes()).also("Origin", evil),
+            forbidden,
+        ),
+        case(
+            "the allowed Origin twice",
+            m,
+            from(ORIGIN.as_bytes()).also("Origin", ORIGIN),
+            Expect::Ok,
+        ),
+        case(
             "the allowed host as a prefix",
             m,
             from(b"https://app.example.com.evil.com"),

@@ -132,26 +132,28 @@ async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Bod
 }
 
 /// Origin validation: no `Origin` → accepted; listed or `*` → accepted; otherwise 403.
+/// Every `Origin` header must pass (a browser sends one; a second one is not a way around
+/// the check).
 #[allow(clippy::result_large_err)]
 fn check_origin(server: &Server, headers: &HeaderMap) -> Result<(), Response> {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return Ok(());
-    };
     let allowed = &server.config().allowed_origins;
-    let ok = origin.to_str().is_ok_and(|o| {
-        allowed
-            .iter()
-            .any(|a| a == "*" || a.eq_ignore_ascii_case(o))
+    let refused = headers.get_all(header::ORIGIN).iter().find(|origin| {
+        !origin.to_str().is_ok_and(|o| {
+            allowed
+                .iter()
+                .any(|a| a == "*" || a.eq_ignore_ascii_case(o))
+        })
     });
-    if ok {
-        Ok(())
-    } else {
-        tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
-        Err(transport_error(
-            StatusCode::FORBIDDEN,
-            "Forbidden: Origin not allowed",
-            None,
-        ))
+    match refused {
+        None => Ok(()),
+        Some(origin) => {
+            tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
+            Err(transport_error(
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin not allowed",
+                None,
+            ))
+        }
     }
 }
 

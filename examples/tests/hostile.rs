@@ -1076,6 +1076,13 @@ async fn malformed_json_rpc() {
         ),
         case("a float where an i64 is expected", m, add("1.5"), in_band),
         case(
+            "an integral float where an i64 is expected (JSON Schema's integer)",
+            m,
+            add("41.0"),
+            Expect::Ok,
+        ),
+        case("1e300 where an i64 is expected", m, add("1e300"), in_band),
+        case(
             "a string where an i64 is expected",
             m,
             add(r#""1""#),

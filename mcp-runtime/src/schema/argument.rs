@@ -27,7 +27,54 @@ impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {
     }
 
     fn decode(value: Value) -> Result<Self, serde_json::Error> {
-        serde_json::from_value(value)
+        if !has_integral_float(&value) {
+            return serde_json::from_value(value);
+        }
+        // JSON Schema's `integer` includes `2.0`, and a JavaScript server cannot tell it
+        // from `2`: a client may send either. Decode as sent first (an `f64` or a `Value`
+        // parameter keeps its float), then with integral floats read as integers.
+        T::deserialize(&value).or_else(|first| {
+            let mut value = value;
+            integral_floats_to_integers(&mut value);
+            serde_json::from_value(value).map_err(|_| first)
+        })
+    }
+}
+
+/// Whether `value` holds a float with no fractional part that fits an `i64` or `u64`.
+fn has_integral_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => integral(n).is_some(),
+        Value::Array(items) => items.iter().any(has_integral_float),
+        Value::Object(map) => map.values().any(has_integral_float),
+        _ => false,
+    }
+}
+
+fn integral(n: &serde_json::Number) -> Option<serde_json::Number> {
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    if f.fract() != 0.0 {
+        return None;
+    }
+    if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+        Some((f as i64).into())
+    } else if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
+        Some((f as u64).into())
+    } else {
+        None
+    }
+}
+
+fn integral_floats_to_integers(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            if let Some(i) = integral(n) {
+                *n = i;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_to_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_to_integers),
+        _ => {}
     }
 }
 
@@ -88,5 +135,30 @@ impl HeaderParam for Vec<String> {
                     .map_err(|_| format!("header `{name}` is not valid text"))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn integral_floats_decode_as_integers_where_integers_are_expected() {
+        assert_eq!(<u8 as ToolArgument>::decode(json!(2.0)).unwrap(), 2);
+        assert_eq!(<i64 as ToolArgument>::decode(json!(-3.0)).unwrap(), -3);
+        assert_eq!(
+            <Vec<u32> as ToolArgument>::decode(json!([1.0, 2, 3.0])).unwrap(),
+            vec![1, 2, 3]
+        );
+        // Floats stay floats where they fit, and a fraction is still refused.
+        assert_eq!(<f64 as ToolArgument>::decode(json!(2.0)).unwrap(), 2.0);
+        assert_eq!(
+            <Value as ToolArgument>::decode(json!({"a": 2.0})).unwrap(),
+            json!({"a": 2.0})
+        );
+        assert!(<u8 as ToolArgument>::decode(json!(2.5)).is_err());
+        assert!(<u8 as ToolArgument>::decode(json!(256.0)).is_err());
+        assert!(<i64 as ToolArgument>::decode(json!(1e300)).is_err());
     }
 }

@@ -70,20 +70,7 @@ fn call(addr: SocketAddr, tool: &str, arguments: Value) -> Vec<u8> {
 
 /// Sends `request` on a new connection and reads the whole response: (status, body).
 async fn exchange(addr: SocketAddr, request: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request).await.unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.unwrap();
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {text:?}"));
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
+    let (status, _, body) = common::raw_exchange(addr, request).await;
     (status, body)
 }
 

@@ -4,6 +4,8 @@
 //! grows by far less, while other requests keep being answered. Its own test binary, so no
 //! other test's allocations blur the reading.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -63,23 +65,13 @@ async fn post(
          Connection: close\r\n\r\n{body}",
         body.len()
     );
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.unwrap();
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let (status, head, body) = common::raw_exchange(addr, request.as_bytes()).await;
     let id = head.lines().find_map(|l| {
         l.to_ascii_lowercase()
             .strip_prefix("mcp-session-id: ")
             .map(str::to_owned)
     });
-    (status, id, body.to_owned())
+    (status, id, body)
 }
 
 async fn open_session(addr: SocketAddr) -> String {

@@ -271,3 +271,21 @@ impl Reply {
         &self.body["result"]
     }
 }
+
+/// Sends `request` (raw HTTP/1.1 bytes) on a new connection to `addr` and reads until the
+/// server closes it: (status, head, body).
+pub async fn raw_exchange(addr: std::net::SocketAddr, request: &[u8]) -> (u16, String, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_owned(), body.to_owned())
+}

@@ -1,18 +1,77 @@
 #!/usr/bin/env bash
-# Runs every test of the workspace. Installs the pinned npm peers (interop/) first when they
-# are missing or out of date, because the interoperability and conformance tests drive them.
+# Runs every test of the workspace, starting what the tests need itself:
+#
+# - the pinned npm peers (interop/), installed when missing or out of date, because the
+#   interoperability and conformance tests drive them;
+# - a throwaway redis-server on a free loopback port for the Redis tests, stopped when the
+#   run ends (set MCP_TEST_REDIS_URL to use a Redis of your own instead).
+#
+# Prerequisites are checked before anything is built, and a missing one is named.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# ----------------------------------------------------------------------- prerequisites
+missing=()
+need() { command -v "$1" >/dev/null 2>&1 || missing+=("$1 ($2)"); }
+need cargo "Rust toolchain, https://rustup.rs"
+need node "Node.js, for the TypeScript peers and the conformance suite"
+need npm "npm, installs the pinned TypeScript peers"
+if [ -z "${MCP_TEST_REDIS_URL:-}" ]; then
+    need redis-server "Redis, for the Redis session store tests (Debian: apt-get install redis-server), or set MCP_TEST_REDIS_URL"
+fi
+if [ "${MCP_FUZZ_SECONDS:-20}" != 0 ]; then
+    need c++ "a C++ compiler, libFuzzer is built from source (Debian: apt-get install g++), or set MCP_FUZZ_SECONDS=0"
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "scripts/test.sh: missing prerequisites:" >&2
+    printf '  - %s\n' "${missing[@]}" >&2
+    exit 2
+fi
+
+# ------------------------------------------------------------------------- npm peers
 if [[ ! -x interop/node_modules/.bin/node || interop/package-lock.json -nt interop/node_modules/.package-lock.json ]]; then
     echo "scripts/test.sh: installing the pinned npm peers (interop/)" >&2
     (cd interop && npm ci --no-audit --no-fund)
 fi
 
+# ----------------------------------------------------------------------------- Redis
+cleanup=()
+on_exit() { for c in "${cleanup[@]}"; do eval "$c" || true; done; }
+trap on_exit EXIT
+if [ -z "${MCP_TEST_REDIS_URL:-}" ]; then
+    redis_dir=$(mktemp -d)
+    cleanup+=("rm -rf '$redis_dir'")
+    # A free port: let the kernel pick one, then hand it to redis-server. If another process
+    # takes it in between, redis-server fails to bind and we try another.
+    for _ in 1 2 3 4 5; do
+        port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+        redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+            --dir "$redis_dir" --logfile "$redis_dir/redis.log" --daemonize no &
+        redis_pid=$!
+        up=""
+        for _ in $(seq 50); do
+            if ! kill -0 "$redis_pid" 2>/dev/null; then break; fi
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then up=1; break; fi
+            sleep 0.1
+        done
+        if [ -n "$up" ]; then break; fi
+        kill "$redis_pid" 2>/dev/null || true
+        redis_pid=""
+    done
+    if [ -z "${redis_pid:-}" ]; then
+        echo "scripts/test.sh: redis-server did not start; its log:" >&2
+        cat "$redis_dir/redis.log" >&2 || true
+        exit 1
+    fi
+    cleanup=("kill $redis_pid; wait $redis_pid 2>/dev/null" "${cleanup[@]}")
+    export MCP_TEST_REDIS_URL="redis://127.0.0.1:$port"
+    echo "scripts/test.sh: throwaway redis-server at $MCP_TEST_REDIS_URL" >&2
+fi
+
+# ----------------------------------------------------------------------------- tests
 # One run: unit and integration tests, doc tests, and the example binaries the smoke tests
-# start (plain `cargo test` builds examples as binaries; `--all-targets` would not).
-# The Redis session store and its example are built and tested too: their tests need a Redis
-# (MCP_TEST_REDIS_URL, default redis://127.0.0.1:6379; `.ci/run` starts one).
+# start (plain `cargo test` builds examples as binaries; `--all-targets` would not). The
+# Redis session store and its example are built and tested too (MCP_TEST_REDIS_URL).
 cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis "$@"
 
 # The fuzz smoke run: each cargo-fuzz target of fuzz/ for MCP_FUZZ_SECONDS (default 20, so

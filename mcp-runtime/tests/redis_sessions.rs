@@ -1,6 +1,6 @@
 //! [`RedisStore`] against a real Redis (`MCP_TEST_REDIS_URL`, default
-//! `redis://127.0.0.1:6379`; `.ci/run` starts one). These tests never skip: without Redis
-//! they fail and say how to start it.
+//! `redis://127.0.0.1:6379`; `scripts/test.sh` starts a throwaway one and sets it). These
+//! tests never skip: without Redis they fail and say how to start it.
 //!
 //! The store contract (the cases of the in-memory store's tests: LRU eviction per pool,
 //! foreign owners, expiry, atomic `update`), then two separate server processes (this test

@@ -2958,6 +2958,12 @@ async fn identity_binding() {
             Expect::Ok,
         ),
         case(
+            "a listener JWT without the issuer the listener requires",
+            g,
+            ping(&bearer(&rsa.sign(&json!({"sub": "carol", "exp": t + 600})))),
+            Expect::Rpc(401, -32000),
+        ),
+        case(
             "a second scope after a TAB",
             v,
             erase(&scoped("files:read x\tfiles:write")),

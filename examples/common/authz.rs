@@ -77,6 +77,23 @@ impl SigningKey {
         header.kid = Some(self.kid.clone());
         jsonwebtoken::encode(&header, claims, &self.key).expect("signing works")
     }
+
+    /// Signs `claims` as a JWT naming this key, with the members of `extra` added to (or
+    /// replacing those of) its header, for tests of header handling (`crit`, private
+    /// members of any JSON type).
+    pub fn sign_with_header(&self, extra: &Value, claims: &Value) -> String {
+        use base64::Engine as _;
+        let mut header = json!({"typ": "JWT", "alg": self.alg, "kid": self.kid});
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            header[k.as_str()] = v.clone();
+        }
+        let b64 =
+            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        let message = format!("{}.{}", b64(&header), b64(claims));
+        let signature = jsonwebtoken::crypto::sign(message.as_bytes(), &self.key, self.alg)
+            .expect("signing works");
+        format!("{message}.{signature}")
+    }
 }
 
 #[derive(Default)]

@@ -13,7 +13,10 @@
 //!
 //! Themes, one `#[tokio::test]` each: malformed JSON-RPC, body limits, batches, methods and
 //! params, headers (injection, sizes, version cross-checks, Origin), legacy sessions,
-//! request state, and OAuth tokens.
+//! request state, OAuth tokens, and identity binding (request state under listener
+//! authentication, identities that differ only in a separator character on the in-memory
+//! and the Redis store, tokens that name nobody, `crit` and private JWT header members,
+//! scopes split on spaces only).
 //!
 //! Adding a case: add one line to the theme's table,
 //! `case("what it is", &server, request, Expect::Rpc(400, -32600))`. Build the request with
@@ -2593,4 +2596,449 @@ async fn oauth_tokens() {
         ),
     ];
     run("OAuth tokens", &[v], cases).await;
+}
+
+/// The issuer listener authentication requires of its JWTs.
+const LISTENER_ISSUER: &str = "https://issuer.example";
+
+/// The `requestState` of the first round of `tool` (its arguments `arguments`), called with
+/// `auth` (none: anonymously).
+async fn first_state(addr: SocketAddr, name: &str, arguments: Value, auth: Option<&str>) -> String {
+    let mut call = tool(name, arguments);
+    if let Some(auth) = auth {
+        call = call.with("Authorization", auth);
+    }
+    let got = send_http(&http_client(), addr, &call).await;
+    let state = got.json()["result"]["requestState"]
+        .as_str()
+        .map(str::to_owned);
+    state.unwrap_or_else(|| panic!("a request state: {}", got.excerpt()))
+}
+
+/// Asserts that a legacy `initialize` with `auth` succeeds without issuing a session.
+async fn initialize_without_session(addr: SocketAddr, auth: &str) {
+    let init = legacy_call("initialize", init_params()).with("Authorization", auth);
+    let got = send_http(&http_client(), addr, &init).await;
+    assert!(
+        got.status == 200 && got.json()["result"].is_object(),
+        "initialize: {}",
+        got.excerpt()
+    );
+    assert!(
+        !got.head.contains("mcp-session-id"),
+        "a token naming nobody got a session: {}",
+        got.head
+    );
+}
+
+/// Who a request state, a legacy session and a per-owner limit belong to (issue 18): the
+/// caller under listener authentication too, identities that differ in any character,
+/// tokens that name nobody, and JWT headers and scopes read as strictly as the RFCs say.
+/// The session cases run on the in-memory store and, with the `redis` feature, on a
+/// [`mcp::session::RedisStore`] (`MCP_TEST_REDIS_URL`, default `redis://127.0.0.1:6379`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identity_binding() {
+    let authz = LocalAuthServer::start().await;
+    let rsa = SigningKey::rsa("rsa-1", RSA1_PEM);
+    authz.publish(&rsa);
+    let oauth = || mcp_examples::files::oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url);
+    // One session per identified caller, so a collision of two identities would evict.
+    let limits = SessionLimits {
+        idle_timeout: Duration::from_secs(120),
+        max_per_owner: 1,
+        max_anonymous: 8,
+    };
+    let vault = |store: Option<Arc<dyn SessionStore>>, mode: SessionMode| {
+        let mut b = mcp::Server::new(Vault).oauth(oauth()).configure(|c| {
+            c.session_limits(limits)
+                .session_mode(mode)
+                .request_state_keys([STATE_KEY])
+        });
+        if let Some(store) = store {
+            b = b.session_store(store);
+        }
+        b
+    };
+    let users = [("alice", "wonderland"), ("bob", "builder")];
+    let guarded = |mode: SessionMode| {
+        let jwt = ListenerAuth::jwt(RSA1_PUBLIC_PEM, Some(LISTENER_ISSUER), None).expect("a key");
+        mcp::Server::new(Target)
+            .listener_auth([ListenerAuth::basic(users), jwt])
+            .configure(|c| {
+                c.session_limits(limits)
+                    .session_mode(mode)
+                    .request_state_keys([STATE_KEY])
+            })
+    };
+    let memory_vault = serve(vault(None, SessionMode::Auto)).await;
+    let stores = vec![("memory", memory_vault)];
+    #[cfg(feature = "redis")]
+    let stores = {
+        let mut stores = stores;
+        let url =
+            std::env::var("MCP_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let prefix = format!("mcp-hostile:{}:{}", std::process::id(), now());
+        let store = mcp::session::RedisStore::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("{e}: start redis-server or set MCP_TEST_REDIS_URL"))
+            .with_prefix(prefix);
+        stores.push((
+            "redis",
+            serve(vault(Some(Arc::new(store)), SessionMode::Auto)).await,
+        ));
+        stores
+    };
+    let strict_vault = serve(vault(None, SessionMode::Stateful)).await;
+    let guarded_addr = serve(guarded(SessionMode::Auto)).await;
+    let strict_guarded = serve(guarded(SessionMode::Stateful)).await;
+    let open = serve(target()).await;
+
+    // OAuth tokens.
+    let token = |claims: Value| {
+        let mut base =
+            json!({"sub": "alice", "client_id": "app", "aud": RESOURCE, "scope": "files:read"});
+        for (k, v) in claims.as_object().into_iter().flatten() {
+            base[k.as_str()] = v.clone();
+        }
+        base.as_object_mut()
+            .expect("an object")
+            .retain(|_, v| !v.is_null());
+        authz.issue(&rsa, &base)
+    };
+    let bearer = |t: &str| format!("Bearer {t}");
+    let alice = bearer(&token(json!({})));
+    register_secret(alice.clone());
+    let ab = bearer(&token(json!({"sub": "ab"})));
+    let a_b = bearer(&token(json!({"sub": "a\u{1f}b"})));
+    let nobody = bearer(&token(json!({"sub": "", "client_id": null})));
+    let nobody_empty_client = bearer(&token(json!({"sub": "", "client_id": ""})));
+    let t = now();
+    let claims = json!({"iss": authz.issuer, "sub": "alice", "client_id": "app", "aud": RESOURCE,
+                        "exp": t + 600, "scope": "files:read"});
+    let headed = |extra: Value| bearer(&rsa.sign_with_header(&extra, &claims));
+    let scoped = |scope: &str| bearer(&token(json!({"scope": scope})));
+    // Listener JWTs.
+    let jwt = |claims: Value| {
+        let mut base = json!({"iss": LISTENER_ISSUER, "exp": t + 600});
+        for (k, v) in claims.as_object().into_iter().flatten() {
+            base[k.as_str()] = v.clone();
+        }
+        bearer(&rsa.sign(&base))
+    };
+    let (basic_alice, basic_bob) = (basic("alice", "wonderland"), basic("bob", "builder"));
+    let carol = jwt(json!({"sub": "carol", "client_id": "app"}));
+    let carol_elsewhere = jwt(json!({"sub": "carol", "client_id": "other-app"}));
+    let dave = jwt(json!({"sub": "dave", "client_id": "app"}));
+    let jwt_alice = jwt(json!({"sub": "alice"}));
+    let jwt_ab = jwt(json!({"sub": "ab"}));
+    let jwt_a_b = jwt(json!({"sub": "a\u{1f}b"}));
+    let jwt_nobody = jwt(json!({"sub": ""}));
+    let listener_headed = |extra: Value| {
+        let claims = json!({"iss": LISTENER_ISSUER, "sub": "carol", "exp": t + 600});
+        bearer(&rsa.sign_with_header(&extra, &claims))
+    };
+
+    // Sessions and request states issued before the cases.
+    let mut sessions = Vec::new();
+    for (name, addr) in &stores {
+        let of_ab = open_session(*addr, Some(&ab)).await;
+        let of_a_b = open_session(*addr, Some(&a_b)).await;
+        sessions.push((
+            *name,
+            Srv {
+                auth: Some(alice.clone()),
+                ..Srv::new(*addr, Eras::Both)
+            },
+            of_ab,
+            of_a_b,
+        ));
+    }
+    let listener_ab = open_session(guarded_addr, Some(&jwt_ab)).await;
+    let strict_vault_session = open_session(strict_vault, Some(&alice)).await;
+    let strict_guarded_session = open_session(strict_guarded, Some(&basic_alice)).await;
+    let count = || json!({"label": "a"});
+    let alices_state = first_state(guarded_addr, "count", count(), Some(&basic_alice)).await;
+    let carols_state = first_state(guarded_addr, "count", count(), Some(&carol)).await;
+    let anonymous_state = first_state(open, "count", count(), None).await;
+    let ab_state = first_state(memory_vault, "step", json!({}), Some(&ab)).await;
+    initialize_without_session(memory_vault, &nobody).await;
+    initialize_without_session(memory_vault, &nobody_empty_client).await;
+    initialize_without_session(guarded_addr, &jwt_nobody).await;
+
+    let vault = Srv {
+        auth: Some(alice.clone()),
+        ..Srv::new(memory_vault, Eras::Both)
+    };
+    let strict_vault = Srv {
+        auth: Some(alice.clone()),
+        session: Some(strict_vault_session),
+        ..Srv::new(strict_vault, Eras::Both)
+    };
+    let guarded = Srv {
+        auth: Some(basic_alice.clone()),
+        ..Srv::new(guarded_addr, Eras::Both)
+    };
+    let strict_guarded = Srv {
+        auth: Some(basic_alice.clone()),
+        session: Some(strict_guarded_session),
+        ..Srv::new(strict_guarded, Eras::Both)
+    };
+    let (v, sv, g, sg) = (&vault, &strict_vault, &guarded, &strict_guarded);
+    let ping = |auth: &str| legacy_call("ping", json!({})).with("Authorization", auth);
+    let on = |auth: &str, session: &str| ping(auth).with("Mcp-Session-Id", session);
+    let init = |auth: &str| legacy_call("initialize", init_params()).with("Authorization", auth);
+    let resume = |state: &str, auth: &str| {
+        let params = json!({"name": "count", "arguments": count(), "requestState": state});
+        modern("tools/call", params).with("Authorization", auth)
+    };
+    let list = |auth: &str| modern("tools/list", json!({})).with("Authorization", auth);
+    let erase = |auth: &str| tool("erase", json!({})).with("Authorization", auth);
+    let not_found = Expect::Rpc(404, -32001);
+    let bad_state = Expect::Rpc(200, -32602);
+    let invalid = Expect::OAuth(401, "invalid_token");
+    let insufficient = Expect::OAuth(403, "insufficient_scope");
+    let no_session = Expect::Rpc(403, -32000);
+    let mut cases = vec![
+        // 1. Request state under listener authentication.
+        case(
+            "a Basic user's request state resumed by another user",
+            g,
+            resume(&alices_state, &basic_bob),
+            bad_state,
+        ),
+        case(
+            "a Basic user's request state resumed by a JWT with the same subject",
+            g,
+            resume(&alices_state, &jwt_alice),
+            bad_state,
+        ),
+        case(
+            "an anonymous request state resumed by a Basic user",
+            g,
+            resume(&anonymous_state, &basic_alice),
+            bad_state,
+        ),
+        case(
+            "a JWT caller's request state resumed by another subject",
+            g,
+            resume(&carols_state, &dave),
+            bad_state,
+        ),
+        case(
+            "a JWT caller's request state resumed by the same subject of another client",
+            g,
+            resume(&carols_state, &carol_elsewhere),
+            bad_state,
+        ),
+        case(
+            "a Basic user's request state resumed by the user",
+            g,
+            resume(&alices_state, &basic_alice),
+            Expect::Ok,
+        ),
+        case(
+            "a JWT caller's request state resumed by the caller",
+            g,
+            resume(&carols_state, &carol),
+            Expect::Ok,
+        ),
+        // 2. Identities that differ only in a separator character.
+        case(
+            "a request state of subject ab resumed by subject a\\u001fb",
+            v,
+            modern(
+                "tools/call",
+                json!({"name": "step", "requestState": ab_state}),
+            )
+            .with("Authorization", &a_b),
+            bad_state,
+        ),
+        case(
+            "a listener session of subject ab used by subject a\\u001fb",
+            g,
+            on(&jwt_a_b, &listener_ab),
+            not_found,
+        ),
+        case(
+            "a listener session of subject ab used by subject ab",
+            g,
+            on(&jwt_ab, &listener_ab),
+            Expect::Ok,
+        ),
+        // 3. Tokens that name neither a subject nor a client.
+        case(
+            "initialize by a token with an empty subject and no client (auto sessions)",
+            v,
+            init(&nobody),
+            Expect::Ok,
+        ),
+        case(
+            "initialize by a token with an empty subject and no client (stateful)",
+            sv,
+            init(&nobody),
+            no_session,
+        ),
+        case(
+            "initialize by a token with an empty subject and an empty client (stateful)",
+            sv,
+            init(&nobody_empty_client),
+            no_session,
+        ),
+        case(
+            "a modern call by a token with an empty subject and no client",
+            v,
+            list(&nobody),
+            Expect::Ok,
+        ),
+        case(
+            "initialize by a listener JWT with an empty subject (auto sessions)",
+            g,
+            init(&jwt_nobody),
+            Expect::Ok,
+        ),
+        case(
+            "initialize by a listener JWT with an empty subject (stateful)",
+            sg,
+            init(&jwt_nobody),
+            no_session,
+        ),
+        // 4. JWT headers and scopes.
+        case(
+            "a crit header naming a registered claim",
+            v,
+            list(&headed(json!({"crit": ["exp"], "exp": t + 600}))),
+            invalid,
+        ),
+        case(
+            "a crit header naming an unsupported extension",
+            v,
+            list(&headed(json!({"crit": ["b64"], "b64": false}))),
+            invalid,
+        ),
+        case(
+            "an empty crit header",
+            v,
+            list(&headed(json!({"crit": []}))),
+            invalid,
+        ),
+        case(
+            "a crit header that is not a list",
+            v,
+            list(&headed(json!({"crit": "exp"}))),
+            invalid,
+        ),
+        case(
+            "a private header member that is a number",
+            v,
+            list(&headed(json!({"n": 7}))),
+            Expect::Ok,
+        ),
+        case(
+            "a private header member that is an object",
+            v,
+            list(&headed(json!({"ext": {"a": [1, true, null]}}))),
+            Expect::Ok,
+        ),
+        case(
+            "private header members that are a list, a boolean and null",
+            v,
+            list(&headed(json!({"l": [1], "b": false, "z": null}))),
+            Expect::Ok,
+        ),
+        case(
+            "a listener JWT with a crit header",
+            g,
+            ping(&listener_headed(json!({"crit": ["b64"], "b64": false}))),
+            Expect::Rpc(401, -32000),
+        ),
+        case(
+            "a listener JWT with a private header member that is a number",
+            g,
+            ping(&listener_headed(json!({"n": 7, "o": {}}))),
+            Expect::Ok,
+        ),
+        case(
+            "a listener JWT without the issuer the listener requires",
+            g,
+            ping(&bearer(&rsa.sign(&json!({"sub": "carol", "exp": t + 600})))),
+            Expect::Rpc(401, -32000),
+        ),
+        case(
+            "a second scope after a TAB",
+            v,
+            erase(&scoped("files:read x\tfiles:write")),
+            insufficient,
+        ),
+        case(
+            "a second scope after a line feed",
+            v,
+            erase(&scoped("files:read x\nfiles:write")),
+            insufficient,
+        ),
+        case(
+            "a second scope after a CR LF on a legacy call",
+            v,
+            legacy_tool("erase", json!({}))
+                .with("Authorization", scoped("files:read x\r\nfiles:write")),
+            insufficient,
+        ),
+        case(
+            "the required scope joined to another by a TAB",
+            v,
+            list(&scoped("files:read\tfiles:write")),
+            insufficient,
+        ),
+        case(
+            "two scopes separated by a space",
+            v,
+            erase(&scoped("files:read files:write")),
+            Expect::Ok,
+        ),
+    ];
+    // 2, on each session store: sessions and per-owner pools of ab and a\u001fb.
+    for (name, srv, of_ab, of_a_b) in &sessions {
+        cases.extend([
+            case(
+                format!("{name}: a session of subject ab used by subject a\\u001fb"),
+                srv,
+                on(&a_b, of_ab),
+                not_found,
+            ),
+            case(
+                format!("{name}: a session of subject a\\u001fb used by subject ab"),
+                srv,
+                on(&ab, of_a_b),
+                not_found,
+            ),
+            case(
+                format!("{name}: a DELETE of subject ab's session by subject a\\u001fb"),
+                srv,
+                on(&a_b, of_ab).method("DELETE"),
+                not_found,
+            ),
+            case(
+                format!("{name}: subject ab initializes again (one session per owner)"),
+                srv,
+                init(&ab),
+                Expect::Ok,
+            ),
+            case(
+                format!("{name}: the session of a\\u001fb after ab initialized again"),
+                srv,
+                on(&a_b, of_a_b),
+                Expect::Ok,
+            ),
+            case(
+                format!("{name}: the session of ab that its new session evicted"),
+                srv,
+                on(&ab, of_ab),
+                not_found,
+            ),
+        ]);
+    }
+    let canaries: Vec<&Srv> = [v, sv, g, sg]
+        .into_iter()
+        .chain(sessions.iter().map(|s| &s.1))
+        .collect();
+    run("identity binding", &canaries, cases).await;
 }

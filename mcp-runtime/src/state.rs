@@ -4,8 +4,9 @@
 //!
 //! The token is `v1.<base64url(payload)>.<base64url(mac)>`, where the payload is
 //! `{"p": state, "exp": unix-seconds}` and the MAC covers the token prefix *and* the binding:
-//! the tool name, the call's arguments in canonical key order, and the caller (issuer,
-//! client, subject, or none). The binding is recomputed on verification, so a state issued
+//! the tool name, the call's arguments in canonical key order, and the caller (the identity
+//! key that owns its legacy sessions: issuer, client and subject of a token, or a Basic user
+//! name; or none). The binding is recomputed on verification, so a state issued
 //! for another call or caller fails closed. Signed is not encrypted: the client can read the
 //! state.
 
@@ -37,8 +38,10 @@ pub struct Binding<'a> {
     pub tool: &'a str,
     /// The call's arguments.
     pub arguments: Option<&'a JsonObject>,
-    /// The caller: issuer, client id, subject (`None` without an auth context).
-    pub caller: Option<(&'a str, &'a str, &'a str)>,
+    /// The caller's identity key ([`Owner::key`](crate::session::Owner::key) of an identified
+    /// caller: the issuer, client and subject of a token, or a Basic user name; `None` for
+    /// callers that cannot be told apart).
+    pub caller: Option<&'a str>,
 }
 
 /// Why a token was refused. Only logged (at debug level), never sent to the client.
@@ -201,10 +204,7 @@ fn now() -> u64 {
 /// `serde_json` features) of tool, arguments and caller.
 fn binding_bytes(binding: &Binding<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
-    let caller = binding
-        .caller
-        .map(|(i, c, s)| json!([i, c, s]))
-        .unwrap_or(Value::Null);
+    let caller = binding.caller.map_or(Value::Null, |key| json!(key));
     canonical(&json!(binding.tool), &mut out);
     out.push(b'\n');
     match binding.arguments {
@@ -268,7 +268,7 @@ mod tests {
         let bind = Binding {
             tool: "t",
             arguments: Some(&a),
-            caller: Some(("iss", "cli", "sub")),
+            caller: Some(r#"["token","iss","cli","sub"]"#),
         };
         let token = s.seal_at("step-2", &bind, 1000);
         assert!(token.starts_with("v1."));
@@ -298,7 +298,7 @@ mod tests {
             s.open_at(
                 &token,
                 &Binding {
-                    caller: Some(("iss", "other", "sub")),
+                    caller: Some(r#"["token","iss","other","sub"]"#),
                     ..bind
                 },
                 1001

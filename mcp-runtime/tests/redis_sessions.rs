@@ -125,6 +125,81 @@ async fn foreign_owners_see_nothing() {
 }
 
 #[tokio::test]
+async fn identities_never_collide() {
+    bounded(async {
+        let prefix = unique_prefix("identities");
+        contract::identities_never_collide(&connect(&prefix).await).await;
+        cleanup(&prefix).await;
+    })
+    .await;
+}
+
+/// Each identity has its own pool key, named by its structured key.
+#[tokio::test]
+async fn each_identity_has_its_own_pool() {
+    bounded(async {
+        let prefix = unique_prefix("pools");
+        let store = connect(&prefix).await;
+        let owners = contract::colliding_identities();
+        for owner in &owners {
+            store.create(owner, info(), &limits(1, 1)).await.unwrap();
+        }
+        let pools: Vec<String> = keys_under(&prefix)
+            .await
+            .into_iter()
+            .filter(|k| k.starts_with(&format!("{prefix}:pool:c:")))
+            .collect();
+        assert_eq!(pools.len(), owners.len(), "{pools:?}");
+        assert!(pools.contains(&format!(
+            r#"{prefix}:pool:c:["token","https://as","app","a\u001fb"]"#
+        )));
+        cleanup(&prefix).await;
+    })
+    .await;
+}
+
+/// A session written by an earlier version (owner key `issuer\x1fclient\x1fsubject`) is
+/// not found by any caller of this version, so its client initializes again (the README's
+/// migration note); an anonymous one (owner key empty) keeps working.
+#[tokio::test]
+async fn sessions_of_earlier_versions_migrate() {
+    bounded(async {
+        let prefix = unique_prefix("migrate");
+        let store = connect(&prefix).await;
+        let client = redis::Client::open(redis_url()).unwrap();
+        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let (secs, micros): (u64, u64) = redis::cmd("TIME").query_async(&mut conn).await.unwrap();
+        let now = (secs * 1_000_000 + micros).to_string();
+        for (id, owner) in [
+            ("old-caller", "https://as\u{1f}app\u{1f}ab"),
+            ("old-anon", ""),
+        ] {
+            let _: () = redis::cmd("HSET")
+                .arg(format!("{prefix}:s:{id}"))
+                .arg(&["o", owner, "v", "2025-06-18", "c", "{}", "t", &now])
+                .query_async(&mut conn)
+                .await
+                .unwrap();
+        }
+        let l = limits(5, 5);
+        for owner in [
+            Owner::token("https://as", "app", "ab"),
+            Owner::token("https://as", "app", "a\u{1f}b"),
+            Owner::Anonymous,
+        ] {
+            assert_eq!(store.open("old-caller", &owner, &l).await.unwrap(), None);
+        }
+        let anonymous = store.open("old-anon", &Owner::Anonymous, &l).await.unwrap();
+        assert_eq!(
+            anonymous.map(|i| i.protocol_version).as_deref(),
+            Some("2025-06-18")
+        );
+        cleanup(&prefix).await;
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn values_get_set_remove_and_keys() {
     bounded(async {
         let prefix = unique_prefix("values");

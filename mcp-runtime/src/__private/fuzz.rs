@@ -219,7 +219,7 @@ pub fn request_state(data: &[u8]) {
     let binding = Binding {
         tool: "ask",
         arguments: Some(&arguments),
-        caller: Some(("https://issuer", "client", "alice")),
+        caller: Some(r#"["token","https://issuer","client","alice"]"#),
     };
     assert!(
         signer.open(&forged, &binding).is_err(),
@@ -231,7 +231,7 @@ pub fn request_state(data: &[u8]) {
         Ok(state.as_str())
     );
     let other = Binding {
-        caller: Some(("https://issuer", "client", "mallory")),
+        caller: Some(r#"["token","https://issuer","client","mallory"]"#),
         ..binding
     };
     assert!(

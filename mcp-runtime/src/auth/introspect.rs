@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::AuthError;
-use super::jwt::LEEWAY_SECS;
+use super::jws::LEEWAY_SECS;
 
 /// Asks the introspection endpoint about `token`. An unreachable endpoint, an error status
 /// or an unreadable answer is [`AuthError::Unavailable`] (503: the client keeps its token);

@@ -5,14 +5,12 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 
 use super::AuthError;
-
-/// Leeway for `exp` and `nbf`, in seconds.
-pub(crate) const LEEWAY_SECS: u64 = 60;
+use super::jws::{Expected, Jws};
 
 /// The decoded, unverified header and payload of a compact JWS, for routing only.
 pub(crate) struct Peeked {
@@ -128,7 +126,8 @@ impl Jwks {
     }
 
     /// Verifies `token`'s signature with the key its header names and checks `exp`, `nbf`,
-    /// `iss` and `aud`. Returns the claims.
+    /// `iss` and `aud` ([`Jws`] reads the header as strictly as RFC 7515 requires). Returns
+    /// the claims.
     pub(crate) async fn verify(
         &self,
         http: &reqwest::Client,
@@ -136,41 +135,23 @@ impl Jwks {
         issuer: &str,
         audience: &str,
     ) -> Result<Map<String, Value>, AuthError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|e| {
-            tracing::debug!(error = %e, "refusing a JWT with an invalid header");
-            AuthError::InvalidToken("Invalid token: unsupported or malformed header")
-        })?;
+        let jws = Jws::parse(token)?;
         if matches!(
-            header.alg,
+            jws.alg,
             Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512
         ) {
             return Err(AuthError::InvalidToken(
                 "Invalid token: symmetric algorithms are not accepted",
             ));
         }
-        let key = self.key(http, header.kid.as_deref(), header.alg).await?;
-        let mut validation = Validation::new(header.alg);
-        validation.leeway = LEEWAY_SECS;
-        validation.validate_exp = true;
-        validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-        validation.set_issuer(&[issuer]);
-        validation.set_audience(&[audience]);
-        let data =
-            jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation).map_err(|e| {
-                tracing::debug!(error = %e, "refusing a JWT");
-                use jsonwebtoken::errors::ErrorKind as K;
-                AuthError::InvalidToken(match e.kind() {
-                    K::ExpiredSignature => "Token has expired",
-                    K::ImmatureSignature => "Token is not yet valid",
-                    K::InvalidAudience => "Token was not issued for this resource",
-                    K::InvalidIssuer => "Token issuer is not trusted",
-                    K::InvalidSignature => "Invalid token signature",
-                    K::MissingRequiredClaim(_) => "Invalid token: a required claim is missing",
-                    _ => "Invalid token",
-                })
-            })?;
-        Ok(data.claims)
+        let key = self.key(http, jws.kid.as_deref(), jws.alg).await?;
+        jws.verify(
+            &key,
+            &Expected {
+                issuer: Some(issuer),
+                audience: Some(audience),
+            },
+        )
     }
 }
 

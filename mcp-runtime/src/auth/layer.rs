@@ -267,7 +267,14 @@ impl Protected {
                 (server, claims)
             }
         };
-        let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_owned);
+        // An empty claim names nothing: `sub: ""` is no subject.
+        let text = |k: &str| {
+            claims
+                .get(k)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
         let subject = text("sub");
         let client_id = text("client_id").or_else(|| text("azp"));
         let scopes = self.expand(granted_scopes(&claims));
@@ -354,10 +361,19 @@ impl Protected {
     }
 }
 
-/// Scopes of a token: the `scope` claim (space-separated), or `scp` (a list or a string).
+/// Scopes of a token: the `scope` claim, or `scp` (a list or a string). A scope string is
+/// split on single spaces only (RFC 6749 §3.3), and a piece that is not a valid scope token
+/// (empty, or holding a TAB, a line break or another character outside `%x21 / %x23-5B /
+/// %x5D-7E`) grants nothing: `"files:read\tfiles:write"` is not two scopes.
 fn granted_scopes(claims: &Map<String, Value>) -> BTreeSet<String> {
+    let valid = |s: &&str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
+    };
     let split = |s: &str| {
-        s.split_ascii_whitespace()
+        s.split(' ')
+            .filter(valid)
             .map(str::to_owned)
             .collect::<BTreeSet<_>>()
     };
@@ -366,6 +382,7 @@ fn granted_scopes(claims: &Map<String, Value>) -> BTreeSet<String> {
         (None, Some(Value::Array(list))) => list
             .iter()
             .filter_map(Value::as_str)
+            .filter(valid)
             .map(str::to_owned)
             .collect(),
         _ => BTreeSet::new(),
@@ -485,4 +502,32 @@ async fn metadata(State(doc): State<Arc<Vec<u8>>>, method: Method) -> Response {
         HeaderValue::from_static("*"),
     );
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scopes(claims: Value) -> Vec<String> {
+        granted_scopes(claims.as_object().expect("an object"))
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn scopes_split_on_single_spaces_only() {
+        assert_eq!(scopes(json!({"scope": "b a"})), ["a", "b"]);
+        assert_eq!(scopes(json!({"scope": " a  b "})), ["a", "b"]);
+        for smuggled in ["a\tb", "a\nb", "a\r\nb", "a\u{b}b", "a\u{c}b", "a\u{a0}b"] {
+            assert_eq!(
+                scopes(json!({"scope": format!("x {smuggled}")})),
+                ["x"],
+                "{smuggled:?}"
+            );
+        }
+        assert_eq!(scopes(json!({"scope": "a\"b c\\d é e"})), ["e"]);
+        assert_eq!(scopes(json!({"scp": ["a", "b\tc", ""]})), ["a"]);
+        assert_eq!(scopes(json!({"scp": "a b\tc"})), ["a"]);
+        assert!(scopes(json!({"scope": 7})).is_empty());
+    }
 }

@@ -4,17 +4,21 @@
 
 use base64::Engine as _;
 use http::{HeaderMap, StatusCode, header};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::{Map, Value};
 use subtle::ConstantTimeEq as _;
 
+use super::AuthError;
+use super::jws::{Expected, Jws};
 use crate::error::Error;
+use crate::session::Owner;
 use crate::transport::ListenerOwner;
 
 /// One way callers may authenticate to a service protected with
 /// [`ServerBuilder::listener_auth`](crate::ServerBuilder::listener_auth). A request is
-/// accepted when any configured method accepts it. A legacy session belongs to the caller
-/// that created it: the Basic user name, or the issuer, client and subject of a JWT.
+/// accepted when any configured method accepts it. A legacy session, and a request state,
+/// belong to the caller that created it: the Basic user name, or the issuer, client and
+/// subject of a JWT (a JWT naming neither a subject nor a client gets no session).
 ///
 /// ```
 /// use mcp::auth::ListenerAuth;
@@ -71,7 +75,8 @@ impl ListenerAuth {
     }
 
     /// Bearer JWTs verified with a fixed public key (PEM, RSA or EC P-256/P-384), optionally
-    /// requiring an issuer and an audience. `exp` is required.
+    /// requiring an issuer and an audience (a token must then carry `iss`, or an `aud`
+    /// naming the audience). `exp` is required; a token with a `crit` header is refused.
     pub fn jwt(
         public_key_pem: &str,
         issuer: Option<&str>,
@@ -121,7 +126,7 @@ impl Listener {
         Ok(Self { methods })
     }
 
-    /// The caller's owner key, or the refusal (401 without a challenge).
+    /// The caller, or the refusal (401 without a challenge).
     #[allow(clippy::result_large_err)]
     pub(crate) fn authenticate(
         &self,
@@ -139,7 +144,10 @@ impl Listener {
             match &method.kind {
                 Method::Basic(users) if scheme.eq_ignore_ascii_case("basic") => {
                     if let Some(user) = check_basic(users, credentials) {
-                        return Ok(ListenerOwner(format!("basic\u{1f}{user}")));
+                        return Ok(ListenerOwner {
+                            owner: Owner::user(user),
+                            names_nobody: false,
+                        });
                     }
                 }
                 Method::Jwt {
@@ -148,41 +156,18 @@ impl Listener {
                     issuer,
                     audience,
                 } if scheme.eq_ignore_ascii_case("bearer") => {
-                    let Ok(header) = jsonwebtoken::decode_header(credentials) else {
-                        continue;
-                    };
-                    if !algorithms.contains(&header.alg) {
-                        continue;
-                    }
-                    let mut v = Validation::new(header.alg);
-                    v.validate_nbf = true;
-                    match issuer {
-                        Some(i) => v.set_issuer(&[i]),
-                        None => v.iss = None,
-                    }
-                    match audience {
-                        Some(a) => v.set_audience(&[a]),
-                        None => v.validate_aud = false,
-                    }
-                    match jsonwebtoken::decode::<Map<String, Value>>(credentials, key, &v) {
-                        Ok(data) => {
-                            let text = |k: &str| {
-                                data.claims
-                                    .get(k)
-                                    .and_then(Value::as_str)
-                                    .unwrap_or("")
-                                    .replace('\u{1f}', "")
-                            };
-                            let client = {
-                                let c = text("client_id");
-                                if c.is_empty() { text("azp") } else { c }
-                            };
-                            return Ok(ListenerOwner(format!(
-                                "jwt\u{1f}{}\u{1f}{client}\u{1f}{}",
-                                text("iss"),
-                                text("sub")
-                            )));
+                    let claims = Jws::parse(credentials).and_then(|jws| {
+                        if !algorithms.contains(&jws.alg) {
+                            return Err(AuthError::InvalidToken("algorithm not accepted"));
                         }
+                        let expected = Expected {
+                            issuer: issuer.as_deref(),
+                            audience: audience.as_deref(),
+                        };
+                        jws.verify(key, &expected)
+                    });
+                    match claims {
+                        Ok(claims) => return Ok(jwt_caller(&claims)),
                         Err(e) => tracing::debug!(error = %e, "refusing a listener JWT"),
                     }
                 }
@@ -190,6 +175,27 @@ impl Listener {
             }
         }
         Err(unauthorized())
+    }
+}
+
+/// The caller of verified JWT `claims`: its issuer, client (`client_id`, else `azp`) and
+/// subject; empty claims name nothing.
+fn jwt_caller(claims: &Map<String, Value>) -> ListenerOwner {
+    let text = |k: &str| {
+        claims
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    let subject = text("sub");
+    let client = text("client_id").or_else(|| text("azp"));
+    ListenerOwner {
+        owner: Owner::token(
+            text("iss").unwrap_or(""),
+            client.unwrap_or(""),
+            subject.unwrap_or(""),
+        ),
+        names_nobody: subject.is_none() && client.is_none(),
     }
 }
 

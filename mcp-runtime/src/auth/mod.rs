@@ -23,6 +23,19 @@
 //! introspection. The authenticated caller is available to tools as
 //! [`AuthContext`](crate::AuthContext), and owns the legacy sessions it creates.
 //!
+//! JWTs are read as strictly as RFC 7515 requires: a token whose header has a `crit` member
+//! is refused (this validator understands no extension), and private header members of any
+//! JSON type are ignored. `scope` is split on single spaces (RFC 6749 §3.3); a piece that is
+//! not a valid scope token (a TAB or a line break inside it) grants nothing.
+//!
+//! Caller identity: a legacy session, the per-owner session limit and a request state all
+//! belong to the same [`Owner`](crate::session::Owner) — the issuer, client and subject of
+//! the token (here, or a JWT of [`ListenerAuth`]), or the user name of Basic credentials. A
+//! token that names neither a subject nor a client (both absent or empty) gets no session,
+//! since every such token would share it: a [`SessionMode::Stateful`](crate::SessionMode)
+//! service refuses its `initialize` with `403` (JSON-RPC `-32000`, naming the reason), an
+//! `Auto` one serves it without a session.
+//!
 //! ```no_run
 //! use mcp::auth::{AuthorizationServer, OAuthConfig};
 //! # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
@@ -54,6 +67,7 @@
 
 mod config;
 mod introspect;
+mod jws;
 mod jwt;
 mod layer;
 mod listener;

@@ -514,8 +514,13 @@ impl Server {
         }
         let cx = cx.with_meta(RequestEnvelope::strip(params.meta.take()));
         params.meta = cx.meta.clone();
+        let who = caller(&cx);
         if let Some(token) = params.request_state.take() {
-            match self.inner.signer.open(&token, &binding(&params, &cx)) {
+            match self
+                .inner
+                .signer
+                .open(&token, &binding(&params, who.as_deref()))
+            {
                 Ok(plain) => params.request_state = Some(plain),
                 Err(reason) => {
                     tracing::debug!(%reason, tool = %params.name, "refusing a request state");
@@ -548,7 +553,7 @@ impl Server {
                 let bind = Binding {
                     tool: &tool,
                     arguments: arguments.as_ref(),
-                    caller: caller(&cx),
+                    caller: who.as_deref(),
                 };
                 self.input_required(result, &cx, &bind)
             }
@@ -745,23 +750,23 @@ pub fn header_mismatch(header: &str, problem: &str) -> Reply {
     )
 }
 
-/// What a request state is bound to for this call.
-fn binding<'a>(params: &'a CallToolParams, cx: &'a RequestContext) -> Binding<'a> {
+/// What a request state is bound to for this call, for `caller` (see [`caller`]).
+fn binding<'a>(params: &'a CallToolParams, caller: Option<&'a str>) -> Binding<'a> {
     Binding {
         tool: &params.name,
         arguments: params.arguments.as_ref(),
-        caller: caller(cx),
+        caller,
     }
 }
 
-fn caller(cx: &RequestContext) -> Option<(&str, &str, &str)> {
-    cx.auth.as_ref().map(|a| {
-        (
-            a.issuer.as_deref().unwrap_or(""),
-            a.client_id.as_deref().unwrap_or(""),
-            a.subject.as_deref().unwrap_or(""),
-        )
-    })
+/// The identity key a request state is bound to: the one that owns the caller's legacy
+/// sessions (the issuer, client and subject of its token, or its Basic user name), `None`
+/// for callers that cannot be told apart.
+fn caller(cx: &RequestContext) -> Option<String> {
+    match crate::transport::caller_identity(cx.auth.as_ref(), &cx.parts.extensions) {
+        crate::session::Owner::Anonymous => None,
+        crate::session::Owner::Caller(key) => Some(key.to_string()),
+    }
 }
 
 /// `-32602 Invalid or expired requestState` (the precise reason is only logged).

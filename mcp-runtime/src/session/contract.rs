@@ -109,6 +109,61 @@ pub async fn foreign_owners_see_nothing(store: &dyn SessionStore) {
     assert_eq!(store.len().await.expect("len"), 0);
 }
 
+/// Identities that differ in any part never share a session or a per-owner pool, whatever
+/// characters their parts hold: subjects `ab` and `a\u{1f}b`, parts shifted across the old
+/// separator, an empty part against a missing one, a Basic user against a token.
+pub async fn identities_never_collide(store: &dyn SessionStore) {
+    let l = limits(1, 5);
+    let owners = colliding_identities();
+    let mut ids = Vec::new();
+    for owner in &owners {
+        let created = store.create(owner, info(), &l).await.expect("create");
+        // One session per owner: another owner's session is never evicted for it.
+        assert!(
+            created.evicted.is_empty(),
+            "{owner:?} evicted {:?}",
+            created.evicted
+        );
+        ids.push(created.id);
+    }
+    for (i, id) in ids.iter().enumerate() {
+        for (j, owner) in owners.iter().enumerate() {
+            assert_eq!(
+                is_open(store, id, owner, &l).await,
+                i == j,
+                "session of {:?} opened by {owner:?}",
+                owners[i]
+            );
+        }
+    }
+    assert_eq!(store.len().await.expect("len"), owners.len());
+    for (id, owner) in ids.iter().zip(&owners) {
+        assert!(store.delete(id, owner).await.expect("delete"));
+    }
+}
+
+/// Pairwise different identities whose keys collided when the parts were joined with a
+/// separator (and the separator dropped from the parts).
+pub fn colliding_identities() -> Vec<Owner> {
+    vec![
+        Owner::token("https://as", "app", "ab"),
+        Owner::token("https://as", "app", "a\u{1f}b"),
+        Owner::token("https://as", "app\u{1f}", "ab"),
+        Owner::token("https://as", "app", "\u{1f}ab"),
+        Owner::token("https://as\u{1f}app", "", "ab"),
+        Owner::token("https://as", "", "app\u{1f}ab"),
+        Owner::token("https://as", "app", ""),
+        Owner::token("https://as", "", "app"),
+        Owner::token("", "", ""),
+        Owner::token("basic", "", "alice"),
+        Owner::token("", "basic", "alice"),
+        Owner::user("alice"),
+        Owner::user("basic\u{1f}alice"),
+        Owner::user("[\"basic\",\"alice\"]"),
+        Owner::Caller("https://as\u{1f}app\u{1f}ab".into()),
+    ]
+}
+
 /// get / set / remove / keys (sorted), `update` returning `None` removes, and the values of
 /// an unknown session are errors.
 pub async fn values_get_set_remove_and_keys(store: &dyn SessionStore) {

@@ -431,6 +431,7 @@ mod tests {
     async fn passes_the_store_contract() {
         contract::evicts_the_least_recently_used_of_the_same_pool(&MemoryStore::new()).await;
         contract::foreign_owners_see_nothing(&MemoryStore::new()).await;
+        contract::identities_never_collide(&MemoryStore::new()).await;
         contract::values_get_set_remove_and_keys(&MemoryStore::new()).await;
         contract::update_is_atomic(&[Arc::new(MemoryStore::new()) as Arc<dyn SessionStore>]).await;
         contract::idle_sessions_expire(&MemoryStore::new(), Duration::from_millis(300)).await;

@@ -56,6 +56,12 @@ impl SessionLimits {
 
 /// Who a session belongs to. A request carrying another owner's session id is refused as if
 /// the id were unknown.
+///
+/// Identified callers are built with [`Owner::token`] or [`Owner::user`], whose keys are
+/// injective: the parts are encoded as a JSON array (`["token","<issuer>","<client>",
+/// "<subject>"]`, `["basic","<user>"]`), so no two different callers share a key whatever
+/// characters their claims contain. The same key owns the caller's sessions, counts against
+/// its per-owner limit, names its Redis pool, and binds its request states.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Owner {
     /// Callers that cannot be told apart; their sessions share one pool.
@@ -66,6 +72,23 @@ pub enum Owner {
 }
 
 impl Owner {
+    /// The caller a token identifies: its issuer, client and subject (empty when the token
+    /// names none).
+    pub fn token(issuer: &str, client: &str, subject: &str) -> Self {
+        Self::structured(&["token", issuer, client, subject])
+    }
+
+    /// A user authenticated by name (HTTP Basic).
+    pub fn user(name: &str) -> Self {
+        Self::structured(&["basic", name])
+    }
+
+    /// The key of `parts`: a JSON array of strings, which names `parts` and nothing else (and
+    /// never contains a raw control character, unlike the keys of earlier versions).
+    fn structured(parts: &[&str]) -> Self {
+        Self::Caller(serde_json::Value::from(parts).to_string().into())
+    }
+
     /// The owner key a store persists.
     pub fn key(&self) -> &str {
         match self {
@@ -182,4 +205,25 @@ pub trait SessionStore: Send + Sync + 'static {
 pub fn new_session_id() -> String {
     let bytes: [u8; 16] = rand::random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_keys_are_structured_and_distinct() {
+        assert_eq!(
+            Owner::token("https://as", "app", "a\u{1f}b").key(),
+            r#"["token","https://as","app","a\u001fb"]"#
+        );
+        assert_eq!(Owner::user("alice").key(), r#"["basic","alice"]"#);
+        let owners = contract::colliding_identities();
+        let keys: std::collections::BTreeSet<&str> = owners.iter().map(Owner::key).collect();
+        assert_eq!(keys.len(), owners.len());
+        for owner in &owners[..owners.len() - 1] {
+            assert!(!owner.key().contains('\u{1f}'), "{owner:?}");
+            assert_eq!(Owner::from_key(owner.key()), *owner);
+        }
+    }
 }

@@ -242,6 +242,12 @@ impl Scripts {
 /// | `P:pool:a`, `P:pool:c:{owner}` | sorted set | the session ids of the anonymous pool or of one caller, scored by last use (µs) | the longest idle timeout of its members |
 /// | `P:live` | sorted set | every session id, scored by its expiry deadline (µs), for [`SessionStore::len`] | as above |
 ///
+/// `{owner}` is the caller's [`Owner::key`], a JSON array (`["token","<issuer>","<client>",
+/// "<subject>"]` or `["basic","<user>"]`). Earlier versions joined the parts with `\x1f`;
+/// sessions stored under such keys are not found for any caller (their clients get `404`
+/// and initialize again), anonymous ones (owner key empty) keep working, and the old pools
+/// expire on their own.
+///
 /// Pool scores strictly increase within a pool (a use in the same microsecond as the newest
 /// member scores one more), so the least recently used session is always the lowest score.
 /// Members whose session expired leave their pool when a `create` of that pool drops the

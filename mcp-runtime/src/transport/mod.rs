@@ -23,6 +23,7 @@ use serde_json::Value;
 pub use listener::{StreamableHttpListener, shutdown_signal};
 #[cfg(feature = "oauth")]
 pub(crate) use session::ListenerOwner;
+pub(crate) use session::caller_identity;
 pub use vhost::VirtualHosts;
 
 use crate::dispatch::{AuthContext, ProtocolMode, Reply, RequestContext, Server};

@@ -24,32 +24,48 @@ use crate::session::{HttpSession, Owner, SessionInfo};
 pub(crate) const MCP_SESSION_ID: &str = "mcp-session-id";
 
 /// The caller a session belongs to: the issuer, client and subject of the request's
-/// [`AuthContext`] (inserted into the request extensions by an authentication layer), or
-/// the anonymous pool.
+/// [`AuthContext`] (inserted into the request extensions by an authentication layer), the
+/// caller listener authentication found, or the anonymous pool.
 pub(crate) fn owner_of(parts: &Parts) -> Owner {
-    match parts.extensions.get::<AuthContext>() {
-        Some(auth) => Owner::Caller(auth_owner_key(auth).into()),
-        None => match parts.extensions.get::<ListenerOwner>() {
-            Some(owner) => Owner::Caller(owner.0.as_str().into()),
-            None => Owner::Anonymous,
-        },
+    caller_identity(parts.extensions.get::<AuthContext>(), &parts.extensions)
+}
+
+/// The identity of a caller, which owns its legacy sessions and binds its request states:
+/// the issuer, client and subject of `auth`, else the caller listener authentication put
+/// into `extensions`, else [`Owner::Anonymous`].
+pub(crate) fn caller_identity(auth: Option<&AuthContext>, extensions: &http::Extensions) -> Owner {
+    match auth {
+        Some(auth) => Owner::token(
+            auth.issuer.as_deref().unwrap_or(""),
+            auth.client_id.as_deref().unwrap_or(""),
+            auth.subject.as_deref().unwrap_or(""),
+        ),
+        None => extensions
+            .get::<ListenerOwner>()
+            .map_or(Owner::Anonymous, |c| c.owner.clone()),
     }
 }
 
-/// The caller authenticated by listener authentication (Basic user or JWT), as an owner key;
-/// inserted into the request extensions instead of an [`AuthContext`].
+/// The caller authenticated by listener authentication (Basic user or JWT); inserted into
+/// the request extensions instead of an [`AuthContext`].
 #[derive(Clone, Debug)]
-pub(crate) struct ListenerOwner(pub(crate) String);
+pub(crate) struct ListenerOwner {
+    /// Its identity.
+    pub(crate) owner: Owner,
+    /// A JWT that names neither a subject nor a client: it gets no session.
+    pub(crate) names_nobody: bool,
+}
 
-/// The owner key of an authenticated caller.
-pub(crate) fn auth_owner_key(auth: &AuthContext) -> String {
-    let part = |v: &Option<String>| v.as_deref().unwrap_or("").replace('\u{1f}', "");
-    format!(
-        "{}\u{1f}{}\u{1f}{}",
-        part(&auth.issuer),
-        part(&auth.client_id),
-        part(&auth.subject)
-    )
+/// `true` when the caller is a token that names neither a subject nor a client, which
+/// cannot own a session (it would be shared by every such token).
+fn names_nobody(parts: &Parts) -> bool {
+    match parts.extensions.get::<AuthContext>() {
+        Some(a) => a.subject.is_none() && a.client_id.is_none(),
+        None => parts
+            .extensions
+            .get::<ListenerOwner>()
+            .is_some_and(|c| c.names_nobody),
+    }
 }
 
 /// The `Mcp-Session-Id` header: `Ok(None)` when absent, `Err` when not visible ASCII.
@@ -152,11 +168,7 @@ pub(crate) async fn create(
             .cloned()
             .unwrap_or(Value::Null),
     };
-    if parts
-        .extensions
-        .get::<AuthContext>()
-        .is_some_and(|a| a.subject.is_none() && a.client_id.is_none())
-    {
+    if names_nobody(parts) {
         // A token naming neither a subject nor a client cannot own a session.
         tracing::debug!("not creating a session for a token without subject or client");
         return match server.config().get_session_mode() {

@@ -1,12 +1,32 @@
 #!/usr/bin/env bash
-# Runs every test of the workspace. Installs the pinned npm peers (interop/) first when they
-# are missing or out of date, because the interoperability and conformance tests drive them.
+# Runs every test of the workspace. Installs the pinned npm peers (interop/) and the Python
+# peer's virtual environment (interop/python/.venv) first when they are missing or out of
+# date, because the interoperability and conformance tests drive them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 if [[ ! -x interop/node_modules/.bin/node || interop/package-lock.json -nt interop/node_modules/.package-lock.json ]]; then
     echo "scripts/test.sh: installing the pinned npm peers (interop/)" >&2
     (cd interop && npm ci --no-audit --no-fund)
+fi
+
+# The Python peer (interop/python/client.py on the `mcp` SDK pinned in requirements.txt) runs
+# in its own virtual environment, created or rebuilt when requirements.txt changed.
+py_venv=interop/python/.venv
+if [[ ! -x $py_venv/bin/python ]] || ! cmp -s interop/python/requirements.txt "$py_venv/requirements.txt"; then
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "scripts/test.sh: Python 3 (python3 with its venv module; on Debian: python3 python3-venv) is needed for the Python interop peer (interop/python/)" >&2
+        exit 1
+    fi
+    echo "scripts/test.sh: installing the pinned Python peer (interop/python/)" >&2
+    rm -rf "$py_venv"
+    if ! python3 -m venv "$py_venv"; then
+        rm -rf "$py_venv"
+        echo "scripts/test.sh: \`python3 -m venv\` failed: install Python 3's venv module (on Debian: python3-venv)" >&2
+        exit 1
+    fi
+    "$py_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r interop/python/requirements.txt
+    cp interop/python/requirements.txt "$py_venv/requirements.txt"
 fi
 
 # One run: unit and integration tests, doc tests, and the example binaries the smoke tests

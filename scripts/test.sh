@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace, starting what the tests need itself:
 #
-# - the pinned npm peers (interop/), installed when missing or out of date, because the
+# - the pinned npm peers (interop/) and the Python peer's virtual environment
+#   (interop/python/.venv), installed when missing or out of date, because the
 #   interoperability and conformance tests drive them;
 # - a throwaway redis-server on a free loopback port for the Redis tests, stopped when the
 #   run ends (set MCP_TEST_REDIS_URL to use a Redis of your own instead).
@@ -16,6 +17,7 @@ need() { command -v "$1" >/dev/null 2>&1 || missing+=("$1 ($2)"); }
 need cargo "Rust toolchain, https://rustup.rs"
 need node "Node.js, for the TypeScript peers and the conformance suite"
 need npm "npm, installs the pinned TypeScript peers"
+need python3 "Python 3 with its venv module, for the Python peer (Debian: apt-get install python3 python3-venv)"
 if [ -z "${MCP_TEST_REDIS_URL:-}" ]; then
     need redis-server "Redis, for the Redis session store tests (Debian: apt-get install redis-server), or set MCP_TEST_REDIS_URL"
 fi
@@ -32,6 +34,22 @@ fi
 if [[ ! -x interop/node_modules/.bin/node || interop/package-lock.json -nt interop/node_modules/.package-lock.json ]]; then
     echo "scripts/test.sh: installing the pinned npm peers (interop/)" >&2
     (cd interop && npm ci --no-audit --no-fund)
+fi
+
+# ---------------------------------------------------------------------- Python peer
+# The Python peer (interop/python/client.py on the `mcp` SDK pinned in requirements.txt) runs
+# in its own virtual environment, created or rebuilt when requirements.txt changed.
+py_venv=interop/python/.venv
+if [[ ! -x $py_venv/bin/python ]] || ! cmp -s interop/python/requirements.txt "$py_venv/requirements.txt"; then
+    echo "scripts/test.sh: installing the pinned Python peer (interop/python/)" >&2
+    rm -rf "$py_venv"
+    if ! python3 -m venv "$py_venv"; then
+        rm -rf "$py_venv"
+        echo "scripts/test.sh: \`python3 -m venv\` failed: install Python 3's venv module (on Debian: python3-venv)" >&2
+        exit 1
+    fi
+    "$py_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r interop/python/requirements.txt
+    cp interop/python/requirements.txt "$py_venv/requirements.txt"
 fi
 
 # ----------------------------------------------------------------------------- Redis

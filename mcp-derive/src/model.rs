@@ -90,6 +90,9 @@ pub struct ServiceDef {
     pub session_limits: Option<(Option<u64>, Option<u64>, Option<u64>)>,
     /// `request_state(ttl = ...)` in seconds.
     pub request_state_ttl: Option<u64>,
+    /// `legacy_structured_output = ...`: whether legacy clients of 2025-06-18 or later get
+    /// output schemas and structured content (`None` keeps the runtime default, off).
+    pub legacy_structured_output: Option<bool>,
     /// Basic tools (empty for advanced services).
     pub tools: Vec<ToolDef>,
     /// The advanced methods, for `#[mcp::service(advanced)]`.
@@ -116,6 +119,8 @@ pub struct ToolDef {
     pub output_schema: Option<LitStr>,
     /// Policy and the span of `structured_output`.
     pub policy: OutputPolicy,
+    /// `legacy_structured_output = ...` on the tool (`None` follows the service).
+    pub legacy_structured_output: Option<bool>,
     /// Scopes.
     pub scopes: Vec<LitStr>,
     /// Parameters after `&self`.

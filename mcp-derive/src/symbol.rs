@@ -6,6 +6,8 @@ pub const TOOL: &str = "tool";
 pub const ARGUMENT: &str = "argument";
 /// `#[header("X-Name")]` on a parameter.
 pub const HEADER: &str = "header";
+/// `legacy_structured_output = ...` on the service and on a tool.
+pub const LEGACY_STRUCTURED_OUTPUT: &str = "legacy_structured_output";
 /// The crate path segment attributes may be written under (`#[mcp::tool]`).
 pub const CRATE: &str = "mcp";
 /// The advanced list method.

@@ -340,3 +340,70 @@ pub async fn run_peer(url: &str, peer: Peer, script: &Path) -> Events {
     assert_eq!(done["exitCode"], 0, "{}", events.report);
     events
 }
+
+// ---------------------------------------------------------------------------------------
+// The Python peer: `interop/python/client.py` on the `mcp` SDK pinned in
+// `interop/python/requirements.txt`, installed in `interop/python/.venv` by `scripts/test.sh`
+// ---------------------------------------------------------------------------------------
+
+/// `interop/python/` in the repository.
+pub fn python_dir() -> PathBuf {
+    interop_dir().join("python")
+}
+
+/// The Python of the peer's virtual environment; panics with the command that creates it
+/// when it is missing.
+pub fn python() -> PathBuf {
+    let venv = python_dir().join(".venv");
+    let python = venv.join("bin/python");
+    let runs = std::process::Command::new(&python)
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        runs,
+        "the Python interop peer is not installed ({} cannot import `mcp`): run scripts/test.sh, \
+         or `python3 -m venv {venv} && {venv}/bin/pip install -r {requirements}` (needs Python 3 \
+         with its venv module)",
+        python.display(),
+        venv = venv.display(),
+        requirements = python_dir().join("requirements.txt").display()
+    );
+    python
+}
+
+/// Runs `interop/python/client.py <scenario> <url> --mode <mode>` (with the steps file
+/// `script`, if any) and asserts that it exited 0 without a failed expectation.
+pub async fn run_python_peer(
+    scenario: &str,
+    url: &str,
+    mode: &str,
+    script: Option<&Path>,
+) -> Events {
+    let mut args = vec![
+        "client.py",
+        scenario,
+        url,
+        "--mode",
+        mode,
+        "--timeout",
+        "20",
+    ];
+    if let Some(script) = script {
+        args.extend_from_slice(&["--script", script.to_str().expect("UTF-8 path")]);
+    }
+    let output = run(&python(), &args, &python_dir(), PEER_TIMEOUT).await;
+    let events = Events::parse(&output);
+    assert!(
+        output.success(),
+        "the Python peer client failed\n{}",
+        events.report
+    );
+    assert!(
+        events.of("mismatch").is_empty(),
+        "scripted expectations failed\n{}",
+        events.report
+    );
+    assert_eq!(events.one("done")["exitCode"], 0, "{}", events.report);
+    events
+}

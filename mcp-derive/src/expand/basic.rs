@@ -34,6 +34,12 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         let scopes = t.scopes.iter();
         quote!(#(#cfg)* #name => &[#(#scopes),*],)
     });
+    let legacy_arms = svc.tools.iter().filter_map(|t| {
+        let on = t.legacy_structured_output?;
+        let cfg = &t.cfg_attrs;
+        let name = &t.name;
+        Some(quote!(#(#cfg)* #name => ::core::option::Option::Some(#on),))
+    });
     let call_arms = svc.tools.iter().enumerate().map(|(i, t)| {
         let cfg = &t.cfg_attrs;
         let body = call_arm(svc, i, t);
@@ -71,6 +77,13 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
                 match name {
                     #(#scope_arms)*
                     _ => &[],
+                }
+            }
+
+            fn legacy_structured_output(&self, name: &str) -> ::core::option::Option<bool> {
+                match name {
+                    #(#legacy_arms)*
+                    _ => ::core::option::Option::None,
                 }
             }
 

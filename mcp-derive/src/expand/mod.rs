@@ -143,6 +143,9 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
     if let Some(ttl) = svc.request_state_ttl {
         chain.extend(quote!(.request_state_ttl(::core::time::Duration::from_secs(#ttl))));
     }
+    if let Some(on) = svc.legacy_structured_output {
+        chain.extend(quote!(.legacy_structured_output(#on)));
+    }
     if !svc.allowed_origins.is_empty() {
         let o = &svc.allowed_origins;
         chain.extend(quote!(.allowed_origins([#(#o),*])));

@@ -22,6 +22,7 @@ pub struct ServiceArgs {
     pub session_limits: Option<SessionLimitsArgs>,
     pub request_state: Option<RequestStateArgs>,
     pub advanced: Flag,
+    pub legacy_structured_output: Option<SpannedValue<bool>>,
     #[darling(rename = "crate")]
     pub krate: Option<LitStr>,
 }
@@ -69,6 +70,7 @@ pub struct ToolAttr {
     pub schema: Option<LitStr>,
     pub output_schema: Option<LitStr>,
     pub structured_output: Option<SpannedValue<bool>>,
+    pub legacy_structured_output: Option<SpannedValue<bool>>,
     pub scopes: Option<Vec<LitStr>>,
 }
 

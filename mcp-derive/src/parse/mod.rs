@@ -20,7 +20,9 @@ use crate::model::{
     AdvancedDef, AdvancedMethod, AnnotationsDef, CacheHintDef, OutputPolicy, ParamDef,
     ProtocolMode, ServiceDef, SessionMode, ToolDef,
 };
-use crate::symbol::{ARGUMENT, HEADER, ON_CALL_TOOL, ON_LIST_TOOLS, TOOL};
+use crate::symbol::{
+    ARGUMENT, HEADER, LEGACY_STRUCTURED_OUTPUT, ON_CALL_TOOL, ON_LIST_TOOLS, TOOL,
+};
 use attrs::{ArgumentAttr, ServiceArgs, ToolAttr};
 
 /// Reads the service; `item` loses the attributes the macro consumes.
@@ -112,6 +114,9 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     }
     let lint_attrs = attrs::lint_attrs(&item.attrs);
     let advanced = args.advanced.is_present();
+    if let Some(v) = args.legacy_structured_output.as_ref().filter(|_| advanced) {
+        cx.push(plain(v.span(), format!("`{LEGACY_STRUCTURED_OUTPUT}` applies to basic services: an advanced service's object-rooted `outputSchema` and `structuredContent` already reach legacy clients")));
+    }
     let (mut tools, mut advanced) = if advanced {
         (Vec::new(), advanced_methods(cx, item))
     } else {
@@ -142,6 +147,7 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         allowed_origins,
         session_limits,
         request_state_ttl,
+        legacy_structured_output: args.legacy_structured_output.map(|v| *v),
         tools,
         advanced,
     }
@@ -336,6 +342,12 @@ fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
         Some(v) if **v => OutputPolicy::Required,
         Some(_) => OutputPolicy::Disabled,
     };
+    let legacy_structured_output = attr.legacy_structured_output.as_ref().map(|v| {
+        if **v && policy == OutputPolicy::Disabled {
+            cx.push(plain(v.span(), format!("`{LEGACY_STRUCTURED_OUTPUT} = true` on a tool with `structured_output = false`: the tool has no output schema to send; drop one of the two")));
+        }
+        **v
+    });
     let annotations = attr.annotations.map(|a| AnnotationsDef {
         title: a.title,
         read_only: a.read_only,
@@ -353,6 +365,7 @@ fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
         input_schema: attr.schema,
         output_schema: attr.output_schema,
         policy,
+        legacy_structured_output,
         scopes: attr.scopes.unwrap_or_default(),
         params,
         output,

@@ -105,6 +105,7 @@ pub struct ServiceConfig {
     pub(crate) input_round_timeout: Duration,
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_streams: usize,
+    pub(crate) legacy_structured_output: bool,
 }
 
 impl ServiceConfig {
@@ -125,6 +126,7 @@ impl ServiceConfig {
             input_round_timeout: Duration::from_secs(300),
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_streams: DEFAULT_MAX_STREAMS,
+            legacy_structured_output: false,
         }
     }
 
@@ -254,6 +256,23 @@ impl ServiceConfig {
     pub fn max_streams(mut self, streams: usize) -> Self {
         self.max_streams = streams;
         self
+    }
+
+    /// Sends the output schemas and structured content of a basic service's tools to legacy
+    /// clients that negotiated 2025-06-18 or later, as the modern era does (default: off,
+    /// the seed's 1.x shape: text only). Clients of 2024-11-05 and 2025-03-26 keep the 1.x
+    /// shape, and so do tools whose output schema's root is not an object, which the
+    /// legacy schema cannot carry. `#[tool(legacy_structured_output = ...)]` overrides this
+    /// per tool. Advanced services decide their legacy results themselves: building one
+    /// with this switch on fails.
+    pub fn legacy_structured_output(mut self, on: bool) -> Self {
+        self.legacy_structured_output = on;
+        self
+    }
+
+    /// Whether legacy clients of 2025-06-18 or later get structured output by default.
+    pub fn get_legacy_structured_output(&self) -> bool {
+        self.legacy_structured_output
     }
 
     /// Checks the values only known at run time.

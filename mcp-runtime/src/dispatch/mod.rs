@@ -10,6 +10,7 @@ mod config;
 mod context;
 mod elicit;
 mod input_checks;
+mod legacy;
 mod params;
 mod service;
 mod shim;
@@ -255,6 +256,7 @@ impl ServerBuilder {
             .map_err(|e| Error::Config(format!("cannot serialize the discovery result: {e}")))?;
         let signer = Signer::new(&config.request_state_keys.0, config.request_state_ttl)
             .map_err(|e| Error::Config(e.to_string()))?;
+        let legacy_shape = legacy::LegacyShape::new(&*self.handler, &config)?;
         let sessions = match config.session_mode {
             SessionMode::Stateless => None,
             SessionMode::Auto | SessionMode::Stateful => Some(
@@ -268,6 +270,7 @@ impl ServerBuilder {
                 sessions,
                 streams: Arc::default(),
                 kind: self.handler.kind(),
+                legacy_shape,
                 handler: self.handler,
                 config,
                 header_decls,
@@ -296,6 +299,7 @@ struct Inner {
     streams: Arc<Streams>,
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
+    legacy_shape: legacy::LegacyShape,
     config: ServiceConfig,
     header_decls: HashMap<String, Decls>,
     decl_cache: std::sync::Mutex<Option<(std::time::Instant, HashMap<String, Decls>)>>,
@@ -486,13 +490,9 @@ impl Server {
         page.ttl_ms = None;
         page.cache_scope = None;
         page.result_type = None;
-        for tool in &mut page.tools {
-            let keep = self.inner.kind == ServiceKind::Advanced
-                && tool.output_schema.as_ref().is_some_and(is_object_schema);
-            if !keep {
-                tool.output_schema = None;
-            }
-        }
+        self.inner
+            .legacy_shape
+            .tools(&mut page.tools, cx.protocol_version());
         Reply::result(&page)
     }
 
@@ -600,7 +600,9 @@ impl Server {
                 Err(e) => return e.unwrap_or_else(internal_error),
             };
             let result = match response {
-                CallToolResponse::Complete(result) => return self.legacy_result(result),
+                CallToolResponse::Complete(result) => {
+                    return self.legacy_result(result, &params.name, &cx);
+                }
                 CallToolResponse::InputRequired(result) => result,
             };
             let Some(requester) = cx.requester.clone() else {
@@ -628,16 +630,11 @@ impl Server {
         ))
     }
 
-    fn legacy_result(&self, mut result: CallToolResult) -> Reply {
+    fn legacy_result(&self, mut result: CallToolResult, tool: &str, cx: &RequestContext) -> Reply {
         result.result_type = None;
-        let keep = self.inner.kind == ServiceKind::Advanced
-            && result
-                .structured_content
-                .as_ref()
-                .is_some_and(Value::is_object);
-        if !keep {
-            result.structured_content = None;
-        }
+        self.inner
+            .legacy_shape
+            .result(&mut result, tool, cx.protocol_version());
         Reply::result(&result)
     }
 

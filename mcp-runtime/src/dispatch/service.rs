@@ -15,7 +15,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ServiceKind {
     /// Generated from an annotated impl block: legacy clients get the 1.x shape (text only,
-    /// no output schema).
+    /// no output schema), unless `legacy_structured_output` sends structured output to
+    /// clients of 2025-06-18 or later.
     Basic,
     /// Application-defined: legacy clients get the results with non-object
     /// `outputSchema` / `structuredContent` removed.
@@ -42,6 +43,14 @@ pub trait ServiceHandler: Send + Sync + 'static {
     fn tool_scopes(&self, name: &str) -> &'static [&'static str] {
         let _ = name;
         &[]
+    }
+
+    /// Whether legacy clients that negotiated 2025-06-18 or later get tool `name`'s output
+    /// schema and structured content (`#[tool(legacy_structured_output = ...)]`); `None`
+    /// follows [`ServiceConfig::legacy_structured_output`]. Basic services only.
+    fn legacy_structured_output(&self, name: &str) -> Option<bool> {
+        let _ = name;
+        None
     }
 
     /// `tools/list`.

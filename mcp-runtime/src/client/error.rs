@@ -104,7 +104,7 @@ pub struct RpcError {
 #[non_exhaustive]
 pub enum TransportError {
     /// The request could not be sent, or the connection failed while reading.
-    #[error("HTTP request to the MCP server failed: {source}")]
+    #[error("HTTP request to the MCP server failed")]
     Request {
         /// The underlying error.
         #[source]

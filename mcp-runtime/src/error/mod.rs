@@ -68,7 +68,7 @@ pub enum ServerError {
         message: String,
         /// The underlying error (logged, never sent).
         #[source]
-        source: Option<SharedError>,
+        source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
     },
     /// Any JSON-RPC error, with code and data.
     #[error("{message}")]
@@ -92,6 +92,7 @@ impl ServerError {
     /// `source` is kept as [`source`](std::error::Error::source) and logged with `tracing`
     /// when the error is answered. This is the safe default for any failure you did not
     /// write for the client (I/O, database, a downstream service).
+    #[must_use]
     pub fn internal(source: impl Into<BoxError>) -> Self {
         Self::Internal {
             message: INTERNAL_ERROR.into(),
@@ -102,6 +103,7 @@ impl ServerError {
     /// A `-32603` error whose `message` **is sent to the client verbatim**. Use it only for
     /// text written for the client (never `error.to_string()` of an underlying error: use
     /// [`internal`](Self::internal) for those).
+    #[must_use]
     pub fn client_message(message: impl Into<String>) -> Self {
         Self::Internal {
             message: message.into(),
@@ -110,6 +112,7 @@ impl ServerError {
     }
 
     /// A `-32602` error (invalid params) whose `message` is sent to the client.
+    #[must_use]
     pub fn invalid_params(message: impl Into<String>) -> Self {
         Self::InvalidParams(message.into())
     }
@@ -150,7 +153,7 @@ impl ServerError {
         } = self
         {
             tracing::error!(
-                message = %message,
+                sent = %message,
                 error = &**source as &(dyn std::error::Error + 'static),
                 "a handler failed"
             );

@@ -42,6 +42,7 @@ pub struct ToolError {
 
 impl ToolError {
     /// A tool error whose `message` the model reads.
+    #[must_use]
     pub fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
@@ -51,6 +52,7 @@ impl ToolError {
 
     /// A tool error whose `message` the model reads, caused by `source` (logged, never
     /// sent).
+    #[must_use]
     pub fn from_source(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
         Self::new(message).with_source(source)
     }
@@ -71,7 +73,7 @@ impl ToolError {
     pub(crate) fn into_call_result(self) -> CallToolResult {
         if let Some(source) = &self.source {
             tracing::warn!(
-                message = %self.message,
+                sent = %self.message,
                 error = &**source as &(dyn std::error::Error + 'static),
                 "a tool failed"
             );

@@ -17,8 +17,9 @@ use super::{SessionStore, StoreError, Update};
 ///
 /// **Concurrency**: each operation is atomic on its own. Two calls of one session that both
 /// `get` a value, change it and `set` it may lose one change (last writer wins); use
-/// [`update`](Self::update), which is an atomic read-modify-write in every store, for values
-/// that concurrent calls change.
+/// [`update`](Self::update) or [`update_with`](Self::update_with), atomic read-modify-writes
+/// in every store that never overwrite a value they cannot read, for values that concurrent
+/// calls change.
 ///
 /// ```no_run
 /// # async fn add_item(session: mcp::HttpSession, item: String) -> Result<usize, mcp::session::SessionError> {

@@ -139,6 +139,7 @@ pub struct StoreError {
 
 impl StoreError {
     /// A store error saying what failed.
+    #[must_use]
     pub fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
@@ -147,6 +148,7 @@ impl StoreError {
     }
 
     /// A store error saying what failed, caused by `source`.
+    #[must_use]
     pub fn from_source(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
         Self::new(message).with_source(source)
     }

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::auth::AuthChallenge;
 use crate::protocol::ErrorCode;
 
-/// A boxed error source.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// A boxed error source (the same type as [`crate::BoxError`]).
+pub use crate::error::BoxError;
 
 /// Any failure of a [`StreamableHttpClient`](super::StreamableHttpClient) operation.
 ///

@@ -167,7 +167,13 @@ async fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("mcp_call: {e}");
+            eprint!("mcp_call: {e}");
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                eprint!(": {cause}");
+                source = cause.source();
+            }
+            eprintln!();
             if let Some(data) = e.rpc().and_then(|rpc| rpc.data.as_ref()) {
                 eprintln!("data: {data}");
             }

@@ -81,21 +81,17 @@ impl ShoppingCart {
         session: mcp::HttpSession,
         name: String,
     ) -> Result<Cart, mcp::ToolError> {
-        let removed = std::sync::atomic::AtomicBool::new(false);
-        let cart = session
-            .update(CART, |cart: Option<Cart>| {
+        let (cart, removed) = session
+            .update_with(CART, |cart: Option<Cart>| {
                 let mut cart = cart.unwrap_or_default();
                 let before = cart.items.len();
                 cart.items.retain(|i| i.name != name);
-                removed.store(
-                    cart.items.len() < before,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
                 cart.total_quantity = cart.items.iter().map(|i| i.quantity).sum();
-                cart
+                let removed = cart.items.len() < before;
+                (cart, removed)
             })
             .await?;
-        if !removed.load(std::sync::atomic::Ordering::Relaxed) {
+        if !removed {
             return Err(mcp::ToolError::new(format!("{name} is not in the cart")));
         }
         Ok(cart)

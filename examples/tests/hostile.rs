@@ -38,7 +38,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use mcp::auth::ListenerAuth;
 use mcp::session::{MemoryStore, SessionLimits, SessionStore};
-use mcp::{Context, InputRequired, ProtocolMode, SessionMode, ToolOutput};
+use mcp::{Context, InputRequired, ProtocolMode, ResultExt as _, SessionMode, ToolOutput};
 use mcp_examples::authz::{
     EC1_PEM, LocalAuthServer, RSA1_PEM, RSA1_PUBLIC_PEM, RSA2_PEM, SigningKey, now,
 };
@@ -108,6 +108,26 @@ impl Target {
     pub fn explode(&self) -> String {
         panic!("{PANIC}")
     }
+
+    /// Fails with a tool error whose source (an I/O error naming a path) must stay in the
+    /// log.
+    pub fn read_key(&self) -> Result<String, mcp::ToolError> {
+        Err(leaky_io_error()).tool_err("could not read the key")
+    }
+
+    /// Fails with an internal error whose source (an I/O error naming a path) must stay in
+    /// the log.
+    pub fn unlock(&self) -> Result<String, mcp::ServerError> {
+        Err(mcp::ServerError::internal(leaky_io_error()))
+    }
+}
+
+/// An I/O error full of what must never reach a client.
+fn leaky_io_error() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        format!("open /home/build/secrets/vault.key: {PANIC}"),
+    )
 }
 
 /// An OAuth-protected service (`files:read` for everything).
@@ -1495,6 +1515,18 @@ async fn methods_and_params() {
             crash,
         ),
         case(
+            "tools/call: a tool error with an I/O source",
+            m,
+            tool("read_key", json!({})),
+            Expect::Ok,
+        ),
+        case(
+            "tools/call: an internal error with an I/O source",
+            m,
+            tool("unlock", json!({})),
+            crash,
+        ),
+        case(
             "tools/list: cursor is a number",
             m,
             modern("tools/list", json!({"cursor": 5})),
@@ -1637,6 +1669,18 @@ async fn methods_and_params() {
             "tools/call: a tool that panics (legacy)",
             m,
             legacy_tool("explode", json!({})),
+            crash,
+        ),
+        case(
+            "tools/call: a tool error with an I/O source (legacy)",
+            m,
+            legacy_tool("read_key", json!({})),
+            Expect::Ok,
+        ),
+        case(
+            "tools/call: an internal error with an I/O source (legacy)",
+            m,
+            legacy_tool("unlock", json!({})),
             crash,
         ),
         // legacy: methods outside the era's registry

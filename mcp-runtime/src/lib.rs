@@ -27,7 +27,7 @@ pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
 };
-pub use error::{Error, InsufficientScopeError, InvalidParamsError, ServerError};
+pub use error::{BoxError, Error, InsufficientScopeError, ResultExt, ServerError};
 pub use mcp_derive::Form;
 pub use mcp_derive::service;
 pub use protocol::{

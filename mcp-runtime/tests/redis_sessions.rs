@@ -3,9 +3,10 @@
 //! tests never skip: without Redis they fail and say how to start it.
 //!
 //! The store contract (the cases of the in-memory store's tests: LRU eviction per pool,
-//! foreign owners, expiry, atomic `update`), then two separate server processes (this test
-//! binary started again in server mode, see [`child_server`]) that share one Redis and serve
-//! one session alternately, with limits and expiry holding across them.
+//! foreign owners, expiry, atomic `update`, updates that never lose data), then two separate
+//! server processes (this test binary started again in server mode, see [`child_server`])
+//! that share one Redis and serve one session alternately, with limits and expiry holding
+//! across them.
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -239,6 +240,16 @@ async fn update_is_atomic_under_concurrency() {
             Arc::new(connect(&prefix).await),
         ];
         contract::update_is_atomic(&stores).await;
+        cleanup(&prefix).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn update_keeps_what_it_cannot_change() {
+    bounded(async {
+        let prefix = unique_prefix("update-keeps");
+        contract::update_keeps_what_it_cannot_change(Arc::new(connect(&prefix).await)).await;
         cleanup(&prefix).await;
     })
     .await;

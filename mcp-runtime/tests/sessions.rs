@@ -49,6 +49,20 @@ impl Cart {
     pub fn has_session(&self, session: Option<HttpSession>) -> bool {
         session.is_some()
     }
+
+    /// Stores a label under the cart's key (another shape than a list of items).
+    pub async fn label_cart(
+        &self,
+        session: HttpSession,
+        label: String,
+    ) -> Result<(), mcp::ToolError> {
+        Ok(session.set("items", label).await?)
+    }
+
+    /// The cart's stored value, whatever its shape.
+    pub async fn raw_cart(&self, session: HttpSession) -> Result<Value, mcp::ToolError> {
+        Ok(session.get("items").await?.unwrap_or(Value::Null))
+    }
 }
 
 fn server(mode: SessionMode, limits: SessionLimits) -> mcp::Server {
@@ -242,6 +256,39 @@ async fn concurrent_updates_of_one_session_are_not_lost() {
     let items: Vec<String> =
         serde_json::from_str(r.result()["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(items.len(), 50);
+}
+
+/// A stored value of another shape fails the tool's update (an `isError` result that names
+/// no internals) and survives it, on the wire.
+#[tokio::test]
+async fn an_update_never_overwrites_a_value_of_another_shape() {
+    let client = TestClient::new(server(SessionMode::Stateful, SessionLimits::default()));
+    let id = initialize(&client).await;
+    client
+        .send(legacy(
+            Some(&id),
+            call(1, "label_cart", json!({"label": "keep me"})),
+        ))
+        .await
+        .result();
+    for (n, tool, args) in [
+        (2, "add_item", json!({"item": "a"})),
+        (3, "list_items", json!({})),
+    ] {
+        let r = client.send(legacy(Some(&id), call(n, tool, args))).await;
+        assert_eq!(
+            r.result(),
+            &json!({
+                "content": [{"type": "text", "text": "The session could not be read or written"}],
+                "isError": true
+            }),
+            "{tool}"
+        );
+    }
+    let r = client
+        .send(legacy(Some(&id), call(4, "raw_cart", json!({}))))
+        .await;
+    assert_eq!(r.result()["content"][0]["text"], "keep me");
 }
 
 #[tokio::test]

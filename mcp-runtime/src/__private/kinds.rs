@@ -201,7 +201,7 @@ runtime_kind!(ContextKind, Context, ContextParameter, |call| Ok(
 ));
 runtime_kind!(AuthKind, AuthContext, AuthContextParameter, |call| call
     .auth()
-    .ok_or_else(|| ServerError::new(format!(
+    .ok_or_else(|| ServerError::client_message(format!(
         "tool `{}` needs an authenticated caller, and this service has no OAuth configuration",
         call.tool()
     ))));

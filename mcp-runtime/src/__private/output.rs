@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::Probe;
 use super::tools::SchemaFn;
 use crate::dispatch::ToolError;
-use crate::error::{InvalidParamsError, ServerError};
+use crate::error::ServerError;
 use crate::protocol::{
     CallToolResponse, CallToolResult, Content, InputRequiredResult, ListToolsResult,
 };
@@ -223,7 +223,7 @@ impl<T: ToolReturn + Serialize> ValueTag<T> for JsonValue<T> {
     fn complete(self, value: T, structured: bool) -> Result<CallToolResponse, ServerError> {
         let json = serde_json::to_value(&value).map_err(|e| {
             tracing::error!(error = %e, "a tool's return value failed to serialize");
-            ServerError::new("Internal error")
+            ServerError::client_message("Internal error")
         })?;
         let text = match &json {
             serde_json::Value::String(s) => s.clone(),
@@ -289,12 +289,6 @@ impl SpecificFailure for &&Probe<ServerError> {
         RpcFailure
     }
 }
-impl SpecificFailure for &&Probe<InvalidParamsError> {
-    type Tag = RpcFailure;
-    fn failure_tag(self) -> RpcFailure {
-        RpcFailure
-    }
-}
 impl SpecificFailure for &&Probe<crate::error::InsufficientScopeError> {
     type Tag = RpcFailure;
     fn failure_tag(self) -> RpcFailure {
@@ -310,7 +304,7 @@ impl<E> GenericFailure for &Probe<E> {
 
 impl FailureTag<ToolError> for ToolFailure {
     fn fail(self, error: ToolError) -> Result<CallToolResponse, ServerError> {
-        Ok(CallToolResult::error(error.message()).into())
+        Ok(error.into_call_result().into())
     }
 }
 
@@ -333,7 +327,7 @@ impl<E: Display> ToolFailureType for E {}
 impl<E: ToolFailureType + Display> FailureTag<E> for OpaqueFailure<E> {
     fn fail(self, error: E) -> Result<CallToolResponse, ServerError> {
         tracing::error!(error = %error, "a tool failed");
-        Err(ServerError::new("Internal error"))
+        Err(ServerError::client_message("Internal error"))
     }
 }
 

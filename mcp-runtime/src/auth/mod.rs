@@ -42,7 +42,7 @@
 //! # struct Files;
 //! # impl AdvancedService for Files {
 //! #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-//! #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+//! #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
 //! # }
 //! # async fn run() -> Result<(), mcp::Error> {
 //! let oauth = OAuthConfig::new("https://mcp.example.com/files")

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::auth::AuthChallenge;
 use crate::protocol::ErrorCode;
 
-/// A boxed error source.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// A boxed error source (the same type as [`crate::BoxError`]).
+pub use crate::error::BoxError;
 
 /// Any failure of a [`StreamableHttpClient`](super::StreamableHttpClient) operation.
 ///
@@ -104,7 +104,7 @@ pub struct RpcError {
 #[non_exhaustive]
 pub enum TransportError {
     /// The request could not be sent, or the connection failed while reading.
-    #[error("HTTP request to the MCP server failed: {source}")]
+    #[error("HTTP request to the MCP server failed")]
     Request {
         /// The underlying error.
         #[source]

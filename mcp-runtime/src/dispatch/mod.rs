@@ -25,6 +25,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+pub use crate::error::ToolError;
 pub use config::{
     CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, ServiceConfig, SessionMode,
 };
@@ -33,7 +34,7 @@ pub use elicit::{
     __form_field, Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema,
     ToolOutput, elicit_form, elicit_url, form_of,
 };
-pub use params::{AuthContext, Context, RequestMeta, ToolError};
+pub use params::{AuthContext, Context, RequestMeta};
 pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
@@ -102,6 +103,7 @@ impl Reply {
     }
 
     fn from_server_error(e: &ServerError) -> Self {
+        e.log_source();
         match e {
             ServerError::InsufficientScope(e) => Self::InsufficientScope(e.clone()),
             e => Self::in_band(e.to_error_object()),
@@ -152,7 +154,7 @@ impl ServerBuilder {
     /// # struct Svc;
     /// # impl AdvancedService for Svc {
     /// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-    /// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+    /// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
     /// # }
     /// let origins = std::env::var("ALLOWED_ORIGINS").unwrap_or_default();
     /// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0"))

@@ -1,4 +1,4 @@
-//! Runtime parameters a tool can bind besides its arguments, and the tool-level error type.
+//! Runtime parameters a tool can bind besides its arguments.
 
 use std::collections::BTreeSet;
 use std::ops::Deref;
@@ -80,57 +80,5 @@ impl Context {
     /// The request state the tool returned in the previous round.
     pub fn request_state(&self) -> Option<&str> {
         self.request_state.as_deref()
-    }
-}
-
-/// A tool-level failure: the call completes as a result with `isError: true` and this
-/// message as its text, which the model can read. Return it as the error of a tool's
-/// `Result`.
-///
-/// ```
-/// fn divide(a: f64, b: f64) -> Result<f64, mcp::ToolError> {
-///     if b == 0.0 {
-///         return Err(mcp::ToolError::new("cannot divide by zero"));
-///     }
-///     Ok(a / b)
-/// }
-/// # assert!(divide(1.0, 0.0).is_err());
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolError {
-    message: String,
-}
-
-impl ToolError {
-    /// A tool error with a message for the model.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl std::fmt::Display for ToolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl From<String> for ToolError {
-    fn from(message: String) -> Self {
-        Self { message }
-    }
-}
-
-impl From<&str> for ToolError {
-    fn from(message: &str) -> Self {
-        Self {
-            message: message.to_owned(),
-        }
     }
 }

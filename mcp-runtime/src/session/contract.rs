@@ -1,7 +1,7 @@
 //! The behaviour every [`SessionStore`] must have, as assertions a store's own tests call:
 //! least-recently-used eviction per pool (floods of anonymous sessions never evict an
-//! identified caller's), owner checks, values, atomic `update` across connections, and idle
-//! expiry. `MemoryStore` and `RedisStore` run it; run it against your own store too.
+//! identified caller's), owner checks, values, atomic `update` across connections, updates
+//! that leave a value they cannot change untouched, and idle expiry. `MemoryStore` and `RedisStore` run it; run it against your own store too.
 //!
 //! Each function panics (with the failing expectation) when the store misbehaves; give each
 //! a store with no sessions.
@@ -22,9 +22,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::{Owner, SessionInfo, SessionLimits, SessionStore};
+use super::streams::Streams;
+use super::{HttpSession, Owner, SessionError, SessionInfo, SessionLimits, SessionStore, Update};
 
 /// The session information the contract creates sessions with.
 pub fn info() -> SessionInfo {
@@ -188,15 +190,18 @@ pub async fn values_get_set_remove_and_keys(store: &dyn SessionStore) {
     );
     assert_eq!(store.remove(&id, "cart").await.expect("remove"), None);
     assert_eq!(store.keys(&id).await.expect("keys"), vec!["a:b"]);
-    let none = |_: Option<Value>| None;
-    assert_eq!(store.update(&id, "a:b", &none).await.expect("update"), None);
+    let remove = |_: Option<Value>| Update::Remove;
+    assert_eq!(
+        store.update(&id, "a:b", &remove).await.expect("update"),
+        None
+    );
     assert!(store.keys(&id).await.expect("keys").is_empty());
     store.delete(&id, &Owner::Anonymous).await.expect("delete");
     assert!(store.get(&id, "cart").await.is_err());
     assert!(store.set(&id, "cart", json!(1)).await.is_err());
     assert!(store.remove(&id, "cart").await.is_err());
     assert!(store.keys(&id).await.is_err());
-    let one = |_: Option<Value>| Some(json!(1));
+    let one = |_: Option<Value>| Update::Set(json!(1));
     assert!(store.update(&id, "n", &one).await.is_err());
 }
 
@@ -218,7 +223,7 @@ pub async fn update_is_atomic(stores: &[Arc<dyn SessionStore>]) {
             for _ in 0..100 {
                 let inc = |v: Option<Value>| {
                     runs.fetch_add(1, Ordering::Relaxed);
-                    Some(Value::from(v.and_then(|v| v.as_i64()).unwrap_or(0) + 1))
+                    Update::Set(Value::from(v.and_then(|v| v.as_i64()).unwrap_or(0) + 1))
                 };
                 store.update(&id, "n", &inc).await.expect("update");
             }
@@ -280,4 +285,166 @@ pub async fn idle_sessions_expire(store: &dyn SessionStore, idle: Duration) {
         .await
         .expect("create");
     assert_eq!(c.evicted, vec![kept]);
+}
+
+/// A list that refuses to be serialized once it holds `poison`.
+#[derive(Debug, Deserialize)]
+struct Picky(Vec<String>);
+
+impl Serialize for Picky {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0.iter().any(|item| item == "poison") {
+            return Err(serde::ser::Error::custom("poison cannot be stored"));
+        }
+        self.0.serialize(serializer)
+    }
+}
+
+/// `update` never loses data, through the store and through [`HttpSession`]:
+///
+/// - [`Update::Keep`] writes nothing and returns the stored value; [`Update::Remove`]
+///   removes it;
+/// - a stored value of another shape than the type asked for is
+///   [`SessionError::WrongShape`] (from `get`, `update` and `update_with`), never `None`, and
+///   stays as it was;
+/// - a new value that fails to serialize is [`SessionError::Serialize`] and the stored value
+///   stays as it was (an absent key stays absent);
+/// - `update_with` returns the value and output of the run whose value was stored: 4 tasks ×
+///   25 increments of one counter get back each count from 1 to 100 exactly once, whatever
+///   the retries.
+pub async fn update_keeps_what_it_cannot_change(store: Arc<dyn SessionStore>) {
+    let l = limits(5, 5);
+    let id = store
+        .create(&Owner::Anonymous, info(), &l)
+        .await
+        .expect("create")
+        .id;
+    // The store level.
+    store.set(&id, "n", json!(1)).await.expect("set");
+    let keep = |_: Option<Value>| Update::Keep;
+    assert_eq!(
+        store.update(&id, "n", &keep).await.expect("update"),
+        Some(json!(1))
+    );
+    assert_eq!(store.get(&id, "n").await.expect("get"), Some(json!(1)));
+    assert_eq!(
+        store.update(&id, "absent", &keep).await.expect("update"),
+        None
+    );
+    let remove = |_: Option<Value>| Update::Remove;
+    assert_eq!(store.update(&id, "n", &remove).await.expect("update"), None);
+    assert!(store.keys(&id).await.expect("keys").is_empty());
+
+    let session = HttpSession::new(
+        id.as_str().into(),
+        store.clone(),
+        Arc::new(Streams::default()),
+    );
+    let push = |item: &'static str| {
+        move |items: Option<Vec<String>>| {
+            let mut items = items.unwrap_or_default();
+            items.push(item.into());
+            items
+        }
+    };
+    assert_eq!(
+        session.update("items", push("a")).await.expect("update"),
+        vec!["a"]
+    );
+    let (items, count) = session
+        .update_with("items", |items: Option<Vec<String>>| {
+            let mut items = items.unwrap_or_default();
+            items.push("b".into());
+            let count = items.len();
+            (items, count)
+        })
+        .await
+        .expect("update_with");
+    assert_eq!((items, count), (vec!["a".to_owned(), "b".to_owned()], 2));
+
+    // A stored value of another shape is an error, and stays.
+    let foreign = json!({"owner": "another tool"});
+    store.set(&id, "cart", foreign.clone()).await.expect("set");
+    let wrong = session.update("cart", push("c")).await;
+    assert!(
+        matches!(&wrong, Err(SessionError::WrongShape { key, .. }) if key == "cart"),
+        "{wrong:?}"
+    );
+    let wrong = session
+        .update_with("cart", |items: Option<Vec<String>>| {
+            (items.unwrap_or_default(), ())
+        })
+        .await;
+    assert!(
+        matches!(wrong, Err(SessionError::WrongShape { .. })),
+        "{wrong:?}"
+    );
+    let wrong = session.get::<Vec<String>>("cart").await;
+    assert!(
+        matches!(wrong, Err(SessionError::WrongShape { .. })),
+        "{wrong:?}"
+    );
+    assert_eq!(store.get(&id, "cart").await.expect("get"), Some(foreign));
+
+    // A value that fails to serialize writes nothing.
+    let poisoned = session
+        .update("items", |items: Option<Picky>| {
+            let mut items = items.map_or_else(Vec::new, |p| p.0);
+            items.push("poison".into());
+            Picky(items)
+        })
+        .await;
+    assert!(
+        matches!(&poisoned, Err(SessionError::Serialize { key, .. }) if key == "items"),
+        "{poisoned:?}"
+    );
+    assert_eq!(
+        store.get(&id, "items").await.expect("get"),
+        Some(json!(["a", "b"]))
+    );
+    let poisoned = session
+        .update("fresh", |_: Option<Picky>| Picky(vec!["poison".into()]))
+        .await;
+    assert!(
+        matches!(poisoned, Err(SessionError::Serialize { .. })),
+        "{poisoned:?}"
+    );
+    let poisoned = session.set("fresh", Picky(vec!["poison".into()])).await;
+    assert!(
+        matches!(poisoned, Err(SessionError::Serialize { .. })),
+        "{poisoned:?}"
+    );
+    assert_eq!(store.keys(&id).await.expect("keys"), vec!["cart", "items"]);
+
+    // Concurrent `update_with`s: each output is the count its own stored value holds.
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let session = session.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut seen = Vec::new();
+            for _ in 0..25 {
+                let (stored, output) = session
+                    .update_with("counter", |n: Option<u32>| {
+                        let next = n.unwrap_or(0) + 1;
+                        (next, next)
+                    })
+                    .await
+                    .expect("update_with");
+                assert_eq!(stored, output);
+                seen.push(output);
+            }
+            seen
+        }));
+    }
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.extend(t.await.expect("an update task panicked"));
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (1..=100).collect::<Vec<u32>>());
+    assert_eq!(
+        store.get(&id, "counter").await.expect("get"),
+        Some(json!(100))
+    );
+    store.delete(&id, &Owner::Anonymous).await.expect("delete");
 }

@@ -1,13 +1,13 @@
 //! [`HttpSession`]: the handle a tool binds to read and write its legacy session.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::streams::Streams;
-use super::{SessionStore, StoreError};
+use super::{SessionStore, StoreError, Update};
 
 /// The legacy HTTP session of a request: a key-value store whose values are kept as JSON,
 /// so any [`SessionStore`] can hold them.
@@ -17,8 +17,9 @@ use super::{SessionStore, StoreError};
 ///
 /// **Concurrency**: each operation is atomic on its own. Two calls of one session that both
 /// `get` a value, change it and `set` it may lose one change (last writer wins); use
-/// [`update`](Self::update), which is an atomic read-modify-write in every store, for values
-/// that concurrent calls change.
+/// [`update`](Self::update) or [`update_with`](Self::update_with), atomic read-modify-writes
+/// in every store that never overwrite a value they cannot read, for values that concurrent
+/// calls change.
 ///
 /// ```no_run
 /// # async fn add_item(session: mcp::HttpSession, item: String) -> Result<usize, mcp::session::SessionError> {
@@ -47,16 +48,27 @@ impl std::fmt::Debug for HttpSession {
     }
 }
 
-/// A session operation failed.
+/// A session operation failed. The message names the key; the store or JSON error behind
+/// it is the [`source`](std::error::Error::source).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SessionError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// A value did not convert to or from JSON.
-    #[error("session value `{key}` has the wrong shape: {source}")]
-    Value {
+    /// The stored value of `key` does not convert to the type asked for (it has another
+    /// shape). [`HttpSession::update`] leaves such a value untouched.
+    #[error("session value `{key}` has another shape than the type asked for")]
+    WrongShape {
+        /// The key.
+        key: String,
+        /// Why it does not convert.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A value could not be serialized to JSON; nothing was written.
+    #[error("session value `{key}` cannot be serialized")]
+    Serialize {
         /// The key.
         key: String,
         /// Why.
@@ -65,17 +77,21 @@ pub enum SessionError {
     },
 }
 
+/// What the client reads when a handler's session operation fails (the detail is logged).
+const SESSION_FAILED: &str = "Internal error: the session could not be read or written";
+
 impl From<SessionError> for crate::error::ServerError {
     fn from(e: SessionError) -> Self {
-        tracing::error!(error = %e, "session operation failed");
-        Self::new("Internal error: the session could not be read or written")
+        Self::Internal {
+            message: SESSION_FAILED.into(),
+            source: Some(Arc::new(e)),
+        }
     }
 }
 
-impl From<SessionError> for crate::dispatch::ToolError {
+impl From<SessionError> for crate::error::ToolError {
     fn from(e: SessionError) -> Self {
-        tracing::error!(error = %e, "session operation failed");
-        Self::new("The session could not be read or written")
+        Self::from_source("The session could not be read or written", e)
     }
 }
 
@@ -89,22 +105,19 @@ impl HttpSession {
         &self.id
     }
 
-    /// The value of `key` converted to `T`; `Ok(None)` when absent.
+    /// The value of `key` converted to `T`; `Ok(None)` when absent,
+    /// [`SessionError::WrongShape`] when the stored value does not convert to `T`.
     pub async fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, SessionError> {
-        match self.store.get(&self.id, key).await? {
-            None => Ok(None),
-            Some(v) => serde_json::from_value(v)
-                .map(Some)
-                .map_err(|source| SessionError::Value {
-                    key: key.into(),
-                    source,
-                }),
-        }
+        self.store
+            .get(&self.id, key)
+            .await?
+            .map(|v| decode(key, v))
+            .transpose()
     }
 
     /// Stores `value` under `key`.
     pub async fn set<T: Serialize>(&self, key: &str, value: T) -> Result<(), SessionError> {
-        let value = serde_json::to_value(value).map_err(|source| SessionError::Value {
+        let value = serde_json::to_value(value).map_err(|source| SessionError::Serialize {
             key: key.into(),
             source,
         })?;
@@ -126,42 +139,80 @@ impl HttpSession {
         Ok(self.store.keys(&self.id).await?)
     }
 
-    /// Atomically replaces the value of `key` with `f(current)` and returns it. `f` may run
-    /// more than once (stores shared between servers retry on conflict), so keep it pure. A
-    /// current value that does not convert to `T` is passed as `None`.
+    /// Atomically replaces the value of `key` with `f(current)` and returns the new value
+    /// (`current` is `None` when the key is absent).
+    ///
+    /// It never loses data: when the stored value does not convert to `T` the update fails
+    /// with [`SessionError::WrongShape`], and when the new value does not serialize it fails
+    /// with [`SessionError::Serialize`]; either way the stored value is left untouched. `f`
+    /// may run more than once (stores shared between servers retry on conflict), so keep it
+    /// free of side effects; to get something else out of it, use
+    /// [`update_with`](Self::update_with).
     pub async fn update<T, F>(&self, key: &str, f: F) -> Result<T, SessionError>
     where
-        T: Serialize + DeserializeOwned,
+        T: Serialize + DeserializeOwned + Send,
         F: Fn(Option<T>) -> T + Send + Sync,
     {
-        let error = std::sync::Mutex::new(None);
+        let (value, ()) = self.update_with(key, |current| (f(current), ())).await?;
+        Ok(value)
+    }
+
+    /// Like [`update`](Self::update), for a closure that also computes an output: `f`
+    /// returns the new value and an output, and both come back from the run whose value was
+    /// stored (`f` may run more than once; only the last run counts).
+    ///
+    /// ```no_run
+    /// # async fn take(session: mcp::HttpSession, item: String) -> Result<(), mcp::session::SessionError> {
+    /// let (items, removed) = session
+    ///     .update_with("items", |items: Option<Vec<String>>| {
+    ///         let mut items = items.unwrap_or_default();
+    ///         let before = items.len();
+    ///         items.retain(|i| *i != item);
+    ///         let removed = items.len() < before;
+    ///         (items, removed)
+    ///     })
+    ///     .await?;
+    /// # let _ = (items, removed);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn update_with<T, R, F>(&self, key: &str, f: F) -> Result<(T, R), SessionError>
+    where
+        T: Serialize + DeserializeOwned + Send,
+        R: Send,
+        F: Fn(Option<T>) -> (T, R) + Send + Sync,
+    {
+        // What the last run of `apply` produced: the value and output, or why it wrote
+        // nothing.
+        let last: Mutex<Option<Result<(T, R), SessionError>>> = Mutex::new(None);
         let apply = |current: Option<Value>| {
-            let current = current.and_then(|v| serde_json::from_value::<T>(v).ok());
-            match serde_json::to_value(f(current)) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    *error
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(e);
-                    None
+            let (decision, outcome) = match current.map(|v| decode::<T>(key, v)).transpose() {
+                Err(e) => (Update::Keep, Err(e)),
+                Ok(current) => {
+                    let (next, output) = f(current);
+                    match serde_json::to_value(&next) {
+                        Ok(json) => (Update::Set(json), Ok((next, output))),
+                        Err(source) => (
+                            Update::Keep,
+                            Err(SessionError::Serialize {
+                                key: key.into(),
+                                source,
+                            }),
+                        ),
+                    }
                 }
-            }
+            };
+            *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+            decision
         };
-        let next = self.store.update(&self.id, key, &apply).await?;
-        if let Some(source) = error
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
-            return Err(SessionError::Value {
-                key: key.into(),
-                source,
-            });
-        }
-        let next = next.unwrap_or(Value::Null);
-        serde_json::from_value(next).map_err(|source| SessionError::Value {
-            key: key.into(),
-            source,
-        })
+        self.store.update(&self.id, key, &apply).await?;
+        last.into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(|| {
+                Err(SessionError::Store(StoreError::new(format!(
+                    "the store did not apply the update of `{key}`"
+                ))))
+            })
     }
 
     /// Sends a JSON-RPC notification to the client on the session's standalone stream (the
@@ -171,4 +222,12 @@ impl HttpSession {
         let message = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
         self.streams.publish(&self.id, &message)
     }
+}
+
+/// `value` converted to `T`, or [`SessionError::WrongShape`].
+fn decode<T: DeserializeOwned>(key: &str, value: Value) -> Result<T, SessionError> {
+    serde_json::from_value(value).map_err(|source| SessionError::WrongShape {
+        key: key.into(),
+        source,
+    })
 }

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError};
+use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, Update};
 use crate::dispatch::BoxFuture;
 use crate::protocol::JsonObject;
 
@@ -108,7 +108,7 @@ fn format_id(id: Id) -> String {
 }
 
 fn no_session(id: &str) -> StoreError {
-    StoreError(format!("no session {id}"))
+    StoreError::new(format!("no session {id}"))
 }
 
 impl Inner {
@@ -233,9 +233,10 @@ impl SessionStore for MemoryStore {
         let capabilities = match serde_json::to_string(&info.client_capabilities) {
             Ok(c) => c,
             Err(e) => {
-                return ready(Err(StoreError(format!(
-                    "cannot encode client capabilities: {e}"
-                ))));
+                return ready(Err(StoreError::from_source(
+                    "cannot encode client capabilities",
+                    e,
+                )));
             }
         };
         let profile = Profile {
@@ -320,7 +321,7 @@ impl SessionStore for MemoryStore {
                 protocol_version: profile.protocol_version.to_string(),
                 client_capabilities,
             })
-            .map_err(|e| StoreError(format!("malformed client capabilities: {e}")));
+            .map_err(|e| StoreError::from_source("malformed client capabilities", e));
         ready(info.map(Some))
     }
 
@@ -386,16 +387,22 @@ impl SessionStore for MemoryStore {
         &'a self,
         id: &'a str,
         key: &'a str,
-        f: &'a (dyn Fn(Option<Value>) -> Option<Value> + Send + Sync),
+        f: &'a (dyn Fn(Option<Value>) -> Update + Send + Sync),
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
         let mut inner = self.lock();
-        let result = inner.values_mut(id).map(|values| {
-            let next = f(values.remove(key));
-            if let Some(v) = &next {
-                values.insert(key.to_owned(), v.clone());
-            }
-            next
-        });
+        let result = inner
+            .values_mut(id)
+            .map(|values| match f(values.get(key).cloned()) {
+                Update::Set(next) => {
+                    values.insert(key.to_owned(), next.clone());
+                    Some(next)
+                }
+                Update::Remove => {
+                    values.remove(key);
+                    None
+                }
+                Update::Keep => values.get(key).cloned(),
+            });
         inner.shrink(id);
         ready(result)
     }
@@ -434,6 +441,7 @@ mod tests {
         contract::identities_never_collide(&MemoryStore::new()).await;
         contract::values_get_set_remove_and_keys(&MemoryStore::new()).await;
         contract::update_is_atomic(&[Arc::new(MemoryStore::new()) as Arc<dyn SessionStore>]).await;
+        contract::update_keeps_what_it_cannot_change(Arc::new(MemoryStore::new())).await;
         contract::idle_sessions_expire(&MemoryStore::new(), Duration::from_millis(300)).await;
     }
 
@@ -556,7 +564,10 @@ mod tests {
         store.set(&id, "a", json!(2)).await.unwrap();
         assert_eq!(store.keys(&id).await.unwrap(), vec!["a", "k"]);
         assert_eq!(store.remove(&id, "k").await.unwrap(), Some(json!(1)));
-        assert_eq!(store.update(&id, "a", &|_| None).await.unwrap(), None);
+        assert_eq!(
+            store.update(&id, "a", &|_| Update::Remove).await.unwrap(),
+            None
+        );
         assert!(store.keys(&id).await.unwrap().is_empty());
         assert!(store.lock().sessions.values().all(|e| e.values.is_none()));
         store.delete(&id, &Owner::Anonymous).await.unwrap();

@@ -22,6 +22,7 @@ pub use handle::{HttpSession, SessionError};
 pub use memory::MemoryStore;
 
 use crate::dispatch::BoxFuture;
+use crate::error::BoxError;
 
 /// Bounds on the sessions of a service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,10 +126,56 @@ pub struct Created {
     pub evicted: Vec<String>,
 }
 
-/// A store failure (the backing service is unreachable, a value is malformed).
+/// A store failure (the backing service is unreachable, a value is malformed, the session
+/// is gone). The message says what failed; the underlying error (a Redis or JSON error) is
+/// kept as [`source`](std::error::Error::source), not copied into the message.
 #[derive(Debug, thiserror::Error)]
-#[error("session store error: {0}")]
-pub struct StoreError(pub String);
+#[error("session store error: {message}")]
+pub struct StoreError {
+    message: String,
+    #[source]
+    source: Option<BoxError>,
+}
+
+impl StoreError {
+    /// A store error saying what failed.
+    #[must_use]
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A store error saying what failed, caused by `source`.
+    #[must_use]
+    pub fn from_source(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        Self::new(message).with_source(source)
+    }
+
+    /// Sets the underlying error, replacing any earlier one.
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// What failed (without the source).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// What the closure of [`SessionStore::update`] decides for a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    /// Store this value.
+    Set(Value),
+    /// Remove the key.
+    Remove,
+    /// Leave the stored value exactly as it is (the update is abandoned, nothing is written).
+    Keep,
+}
 
 /// Where legacy sessions live. Implementations must make [`update`](Self::update) atomic
 /// per key and enforce limits and expiry even when several servers share the store.
@@ -183,13 +230,15 @@ pub trait SessionStore: Send + Sync + 'static {
     /// The keys, sorted.
     fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
 
-    /// Atomically replaces the value of `key` with `f(current)` (`None` removes it) and
-    /// returns the new value. `f` may run more than once (optimistic stores retry).
+    /// Atomically applies `f(current)` to the value of `key` ([`Update::Set`] replaces it,
+    /// [`Update::Remove`] removes it, [`Update::Keep`] writes nothing) and returns the value
+    /// the key holds afterwards. `f` may run more than once (optimistic stores retry); the
+    /// decision of its last run is the one applied.
     fn update<'a>(
         &'a self,
         id: &'a str,
         key: &'a str,
-        f: &'a (dyn Fn(Option<Value>) -> Option<Value> + Send + Sync),
+        f: &'a (dyn Fn(Option<Value>) -> Update + Send + Sync),
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
 
     /// How many live sessions the store holds (for metrics and tests).

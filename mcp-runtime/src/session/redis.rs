@@ -10,8 +10,11 @@ use ::redis::Script;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde_json::Value;
 
-use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, new_session_id};
+use super::{
+    Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, Update, new_session_id,
+};
 use crate::dispatch::BoxFuture;
+use crate::error::BoxError;
 
 /// The default key prefix.
 const DEFAULT_PREFIX: &str = "mcp";
@@ -278,8 +281,9 @@ impl RedisStore {
     /// the next operation.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let shown = redact(url);
-        let client = ::redis::Client::open(url)
-            .map_err(|e| StoreError(format!("invalid Redis URL {shown}: {}", scrub(&e, url))))?;
+        let client = ::redis::Client::open(url).map_err(|e| {
+            StoreError::from_source(format!("invalid Redis URL {shown}"), scrub(e, url))
+        })?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(5)))
             .set_response_timeout(Some(Duration::from_secs(5)))
@@ -287,10 +291,10 @@ impl RedisStore {
         let conn = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(|e| {
-                StoreError(format!(
-                    "cannot connect to Redis at {shown}: {}",
-                    scrub(&e, url)
-                ))
+                StoreError::from_source(
+                    format!("cannot connect to Redis at {shown}"),
+                    scrub(e, url),
+                )
             })?;
         Ok(Self::from_manager(conn))
     }
@@ -342,7 +346,7 @@ impl RedisStore {
         limits: &SessionLimits,
     ) -> Result<Created, StoreError> {
         let capabilities = serde_json::to_string(&info.client_capabilities)
-            .map_err(|e| StoreError(format!("cannot encode client capabilities: {e}")))?;
+            .map_err(|e| StoreError::from_source("cannot encode client capabilities", e))?;
         let limit = limits.limit_of(owner).max(1);
         let mut conn = self.conn.clone();
         for _ in 0..CREATE_ATTEMPTS {
@@ -367,7 +371,7 @@ impl RedisStore {
                 return Ok(Created { id, evicted });
             }
         }
-        Err(StoreError("could not draw an unused session id".into()))
+        Err(StoreError::new("could not draw an unused session id"))
     }
 
     async fn open_impl(
@@ -392,8 +396,9 @@ impl RedisStore {
         let Some((protocol_version, capabilities)) = found else {
             return Ok(None);
         };
-        let client_capabilities = serde_json::from_str(&capabilities)
-            .map_err(|e| StoreError(format!("malformed client capabilities of a session: {e}")))?;
+        let client_capabilities = serde_json::from_str(&capabilities).map_err(|e| {
+            StoreError::from_source("malformed client capabilities of a session", e)
+        })?;
         Ok(Some(SessionInfo {
             protocol_version,
             client_capabilities,
@@ -498,7 +503,7 @@ impl RedisStore {
         &self,
         id: &str,
         key: &str,
-        f: &(dyn Fn(Option<Value>) -> Option<Value> + Send + Sync),
+        f: &(dyn Fn(Option<Value>) -> Update + Send + Sync),
     ) -> Result<Option<Value>, StoreError> {
         let mut conn = self.conn.clone();
         let session = self.session_key(id);
@@ -506,7 +511,12 @@ impl RedisStore {
         for attempt in 0..UPDATE_ATTEMPTS {
             let raw = self.read(id, key).await?;
             let current = raw.as_deref().map(|r| decode(key, r)).transpose()?;
-            let next = f(current);
+            let next = match f(current.clone()) {
+                // Nothing is written: the value read is the value the key holds.
+                Update::Keep => return Ok(current),
+                Update::Set(next) => Some(next),
+                Update::Remove => None,
+            };
             let encoded = next.as_ref().map(|v| encode(key, v)).transpose()?;
             let swapped: i64 = self
                 .scripts
@@ -527,7 +537,7 @@ impl RedisStore {
                 _ => tokio::task::yield_now().await,
             }
         }
-        Err(StoreError(format!(
+        Err(StoreError::new(format!(
             "session value `{key}` kept changing: gave up after {UPDATE_ATTEMPTS} attempts"
         )))
     }
@@ -605,7 +615,7 @@ impl SessionStore for RedisStore {
         &'a self,
         id: &'a str,
         key: &'a str,
-        f: &'a (dyn Fn(Option<Value>) -> Option<Value> + Send + Sync),
+        f: &'a (dyn Fn(Option<Value>) -> Update + Send + Sync),
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
         Box::pin(self.update_impl(id, key, f))
     }
@@ -629,20 +639,21 @@ fn field(key: &str) -> String {
 
 fn encode(key: &str, value: &Value) -> Result<String, StoreError> {
     serde_json::to_string(value)
-        .map_err(|e| StoreError(format!("cannot encode session value `{key}`: {e}")))
+        .map_err(|e| StoreError::from_source(format!("cannot encode session value `{key}`"), e))
 }
 
 fn decode(key: &str, raw: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(raw)
-        .map_err(|e| StoreError(format!("malformed session value `{key}` in Redis: {e}")))
+    serde_json::from_str(raw).map_err(|e| {
+        StoreError::from_source(format!("malformed session value `{key}` in Redis"), e)
+    })
 }
 
 fn no_session(id: &str) -> StoreError {
-    StoreError(format!("no session {id}"))
+    StoreError::new(format!("no session {id}"))
 }
 
 fn redis_error(e: ::redis::RedisError) -> StoreError {
-    StoreError(format!("Redis: {e}"))
+    StoreError::from_source("Redis request failed", e)
 }
 
 /// `url` without its user name and password, for messages.
@@ -657,15 +668,36 @@ fn redact(url: &str) -> String {
     format!("{scheme}://{host}")
 }
 
-/// The error's text with every credential of `url` masked (in case a message quotes it).
-fn scrub(e: &::redis::RedisError, url: &str) -> String {
+/// The error as a source that carries no credential of `url`: the error itself when no part
+/// of its chain quotes one, else its text with every credential masked (a quoted password
+/// must not reach a log through `source()`).
+fn scrub(e: ::redis::RedisError, url: &str) -> BoxError {
+    let Some((_, rest)) = url.split_once("://") else {
+        return Box::new(e);
+    };
+    let Some((userinfo, _)) = rest.rsplit_once('@') else {
+        return Box::new(e);
+    };
+    let secrets: Vec<&str> = userinfo.split(':').filter(|s| !s.is_empty()).collect();
+    let text = chain(&e);
+    if !secrets.iter().any(|s| text.contains(s)) {
+        return Box::new(e);
+    }
+    let mut text = text;
+    for secret in secrets {
+        text = text.replace(secret, "***");
+    }
+    text.into()
+}
+
+/// An error and its sources, joined with `: `.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
-    if let Some((_, rest)) = url.split_once("://")
-        && let Some((userinfo, _)) = rest.rsplit_once('@')
-    {
-        for secret in userinfo.split(':').filter(|s| !s.is_empty()) {
-            text = text.replace(secret, "***");
-        }
+    let mut next = e.source();
+    while let Some(source) = next {
+        text.push_str(": ");
+        text.push_str(&source.to_string());
+        next = source.source();
     }
     text
 }
@@ -690,12 +722,31 @@ mod tests {
         let e = RedisStore::connect("redis://user:s3cret@127.0.0.1:1/0")
             .await
             .unwrap_err();
-        let text = e.to_string();
+        let text = chain(&e);
         assert!(!text.contains("s3cret"), "{text}");
         assert!(text.contains("redis://127.0.0.1:1/0"), "{text}");
+        assert!(std::error::Error::source(&e).is_some(), "{text}");
         let e = RedisStore::connect("http://user:s3cret@host/")
             .await
             .unwrap_err();
-        assert!(!e.to_string().contains("s3cret"), "{e}");
+        let text = chain(&e);
+        assert!(!text.contains("s3cret"), "{text}");
+        assert!(std::error::Error::source(&e).is_some(), "{text}");
+    }
+
+    #[test]
+    fn a_source_quoting_a_password_is_masked() {
+        let e = ::redis::RedisError::from((
+            ::redis::ErrorKind::Io,
+            "refused",
+            "user s3cret at host".to_owned(),
+        ));
+        let scrubbed = scrub(e, "redis://user:s3cret@host");
+        let text = chain(&*scrubbed);
+        assert!(!text.contains("s3cret") && text.contains("***"), "{text}");
+        // An error quoting no credential is kept as it is.
+        let e = ::redis::RedisError::from((::redis::ErrorKind::Io, "refused"));
+        let kept = scrub(e, "redis://user:s3cret@host");
+        assert!(kept.downcast_ref::<::redis::RedisError>().is_some());
     }
 }

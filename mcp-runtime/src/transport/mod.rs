@@ -47,7 +47,7 @@ pub const MAX_BATCH: usize = 100;
 /// # struct Svc;
 /// # impl AdvancedService for Svc {
 /// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
 /// # }
 /// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0")).build().unwrap();
 /// let app: axum::Router = axum::Router::new()

@@ -92,8 +92,8 @@ fn header_required() -> Response {
     )
 }
 
-fn store_failure(e: &dyn std::fmt::Display) -> Response {
-    tracing::error!(error = %e, "session store failure");
+fn store_failure(e: &(dyn std::error::Error + 'static)) -> Response {
+    tracing::error!(error = e, "session store failure");
     transport_error(
         StatusCode::SERVICE_UNAVAILABLE,
         "Service Unavailable: the session store is unavailable",

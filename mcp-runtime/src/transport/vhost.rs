@@ -15,7 +15,7 @@ use tower::ServiceExt as _;
 /// # struct Svc;
 /// # impl AdvancedService for Svc {
 /// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
 /// # }
 /// use mcp::transport::{VirtualHosts, router};
 /// let a = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("a", "1")).build().unwrap();

@@ -104,7 +104,7 @@ impl AdvancedService for TestService {
             "null" => CallToolResult::content(vec![])
                 .with_structured(Value::Null)
                 .into(),
-            "fail" => return Err(ServerError::new("the backend is down")),
+            "fail" => return Err(ServerError::client_message("the backend is down")),
             "invalid" => return Err(ServerError::invalid_params("argument `text` is too short")),
             "panic" => panic!("secret internal detail /home/user/src/lib.rs"),
             "capability" => {

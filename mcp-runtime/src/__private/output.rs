@@ -137,7 +137,7 @@ specific_value! {
 }
 
 // A borrowed string of any lifetime (`-> &str` from `&self`, `-> &'a str`).
-impl<'s> SpecificValue for &&Probe<&'s str> {
+impl SpecificValue for &&Probe<&str> {
     type Tag = TextValue;
     fn value_tag(self) -> TextValue {
         TextValue

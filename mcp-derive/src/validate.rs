@@ -467,12 +467,14 @@ mod tests {
                     fn d(&self) {}
                     #[tool(skip)]
                     pub(crate) fn e(&self) {}
+                    pub(self) fn f(&self) {}
+                    pub(in crate::x) fn g(&self) {}
                 }
             },
         );
         assert!(errs.is_empty(), "{errs:#?}");
         let indexes: Vec<_> = svc.restricted.iter().map(|(i, _)| *i).collect();
-        assert_eq!(indexes, [0, 1]);
+        assert_eq!(indexes, [0, 1, 6]);
     }
 
     #[test]

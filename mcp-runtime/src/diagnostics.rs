@@ -163,7 +163,7 @@ impl MCP_WARNING_204 {
 impl MCP_WARNING_901 {
     #[doc(hidden)]
     #[deprecated(
-        note = "MCP_WARNING_901: this `pub(crate)`/`pub(super)` method of a service is not a tool: only `pub` methods are tools; make it `pub` to serve it, or make it private (or `pub` with `#[tool(skip)]`) if it is a helper"
+        note = "MCP_WARNING_901: this `pub(crate)`/`pub(super)` method of a service is not a tool: only `pub` methods are tools; make it `pub` to serve it; if it is a helper, make it private or mark it `#[tool(skip)]`"
     )]
     pub fn emit(&self) {}
 }

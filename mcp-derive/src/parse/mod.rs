@@ -347,7 +347,10 @@ fn basic_tools(cx: &Ctxt, item: &mut ItemImpl) -> (Vec<ToolDef>, Vec<(usize, Spa
                         "`#[tool]` on a method that is not `pub`: only `pub` methods are tools",
                     ));
                 } else if let (Visibility::Restricted(r), types::Receiver::Shared) = (vis, receiver)
+                    && !r.path.is_ident("self")
                 {
+                    // `pub(crate)`, `pub(super)`, `pub(in path)`: MCP_WARNING_901
+                    // (`pub(self)` is private).
                     restricted.push((index, r.span()));
                 }
                 strip_param_attrs(cx, method, false);
@@ -655,6 +658,9 @@ fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
             )),
         }
         check_signature(cx, method, "advanced method");
+        method
+            .attrs
+            .push(syn::parse_quote!(#[allow(unreachable_pub)]));
         let params = params(cx, method, false, &doc::Docs::default());
         if name == ON_CALL_TOOL && params.is_empty() {
             cx.push(error(

@@ -12,8 +12,22 @@ mod inner {
             "pong".into()
         }
     }
+
+    pub(crate) struct Router;
+
+    #[mcp::service(name = "router", advanced)]
+    impl Router {
+        pub fn on_list_tools(&self) -> mcp::ListToolsResult {
+            mcp::ListToolsResult::default()
+        }
+
+        pub fn on_call_tool(&self, params: mcp::CallToolParams) -> mcp::CallToolResult {
+            mcp::CallToolResult::text(params.name)
+        }
+    }
 }
 
 fn main() {
     let _ = mcp::Server::new(inner::Private).build().unwrap();
+    let _ = mcp::Server::new(inner::Router).build().unwrap();
 }

@@ -113,6 +113,8 @@ fn method_call(
     let ret = quote_spanned!(span=> #k::__private::#ret(__mcp_out));
     quote! {
         #(#binds)*
+        // Serving a `#[deprecated]` method is not a use of it.
+        #[allow(deprecated)]
         let __mcp_out = #call;
         #ret
     }

@@ -61,7 +61,7 @@ pub fn has_type_generics(sig: &Signature) -> bool {
 }
 
 /// The type a parameter is bound as and whether the method borrows it (`Some(mutable)`):
-/// `&str` → `String`, `&[T]` → `Vec<T>`, `&T` / `&mut T` → `T`; every lifetime becomes
+/// `&str` → `String`, `&[T]` → `Vec<T>`, `&Path` → `PathBuf`, `&T` / `&mut T` → `T`; every lifetime becomes
 /// `'static` (the value is owned by the call), and `Cow<str>` gets its elided lifetime.
 pub fn owned_param(ty: &Type) -> (Type, Option<bool>) {
     let (mut owned, by_ref) = match strip_groups(ty) {
@@ -74,6 +74,12 @@ pub fn owned_param(ty: &Type) -> (Type, Option<bool>) {
                 Type::Slice(s) => {
                     let elem = &s.elem;
                     syn::parse_quote_spanned!(span=> ::std::vec::Vec<#elem>)
+                }
+                Type::Path(p)
+                    if p.qself.is_none()
+                        && p.path.segments.last().is_some_and(|s| s.ident == "Path") =>
+                {
+                    syn::parse_quote_spanned!(span=> ::std::path::PathBuf)
                 }
                 other => other.clone(),
             };
@@ -171,6 +177,7 @@ pub fn display(ty: &Type) -> String {
     for (from, to) in [
         (":: std :: string :: ", ""),
         (":: std :: vec :: ", ""),
+        (":: std :: path :: ", ""),
         (" :: ", "::"),
         (" < ", "<"),
         ("< ", "<"),
@@ -217,6 +224,7 @@ mod tests {
             ("Vec < String >".into(), Some(true))
         );
         assert_eq!(owned("&http::HeaderMap").0, "http :: HeaderMap");
+        assert_eq!(owned("&std::path::Path").0, ":: std :: path :: PathBuf");
         assert_eq!(owned("Cow<str>").0, "Cow < 'static , str >");
         assert_eq!(owned("Cow<'a, str>").0, "Cow < 'static , str >");
         assert_eq!(owned("Option<&str>").0, "Option < & 'static str >");

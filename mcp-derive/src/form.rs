@@ -7,17 +7,14 @@ use darling::util::Flag;
 use darling::{FromDeriveInput, FromField, FromVariant};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
 use syn::{Attribute, DeriveInput, Ident, Type};
 
 use crate::doc;
 
 #[derive(FromDeriveInput)]
-#[darling(
-    attributes(form),
-    supports(struct_named, enum_unit),
-    forward_attrs(doc, serde)
-)]
+#[darling(attributes(form), forward_attrs(doc, serde))]
 struct FormInput {
     ident: Ident,
     generics: syn::Generics,
@@ -42,6 +39,7 @@ struct FieldDef {
 #[darling(attributes(form), forward_attrs(doc, serde))]
 struct VariantDef {
     ident: Ident,
+    fields: darling::ast::Fields<darling::util::Ignored>,
     attrs: Vec<Attribute>,
     #[darling(default)]
     title: Option<String>,
@@ -53,6 +51,8 @@ struct Serde {
     rename: Option<String>,
     rename_all: Option<String>,
     default: bool,
+    /// `skip` or `skip_deserializing`: serde does not read the field, so the form has none.
+    skip: bool,
 }
 
 fn serde_attrs(attrs: &[Attribute]) -> Serde {
@@ -67,6 +67,8 @@ fn serde_attrs(attrs: &[Attribute]) -> Serde {
                 if let Ok(v) = meta.value().and_then(|v| v.parse::<syn::LitStr>()) {
                     out.rename_all = Some(v.value());
                 }
+            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
+                out.skip = true;
             } else if meta.path.is_ident("default") {
                 out.default = true;
                 if meta.input.peek(syn::Token![=]) {
@@ -147,10 +149,20 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let ident = &form.ident;
     let container = serde_attrs(&form.attrs);
     match form.data {
+        darling::ast::Data::Struct(fields) if fields.style != darling::ast::Style::Struct => {
+            syn::Error::new(
+                input.ident.span(),
+                format!("`#[derive(mcp::Form)]` needs named fields: each field of `{ident}` is a form field named after it (or a fieldless enum, for the options of a select field)"),
+            )
+            .to_compile_error()
+        }
         darling::ast::Data::Struct(fields) => {
             let entries = fields.fields.iter().map(|f| {
                 let Some(field_ident) = &f.ident else { return TokenStream::new() };
                 let serde = serde_attrs(&f.attrs);
+                if serde.skip {
+                    return TokenStream::new();
+                }
                 let raw = syn::ext::IdentExt::unraw(field_ident).to_string();
                 let name = serde
                     .rename
@@ -179,9 +191,22 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             }
         }
         darling::ast::Data::Enum(variants) => {
-            let options = variants.iter().map(|v| {
+            let mut errors = darling::Error::accumulator();
+            for v in variants.iter().filter(|v| !v.fields.is_empty()) {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "variant `{}` carries data: a form enum is the options of a select field, so its variants have no fields (forms accept `String`, numbers, `bool`, fieldless enums and `Vec`/`Option` of those; put the data in a struct with `#[derive(mcp::Form)]`)",
+                        v.ident.unraw()
+                    ))
+                    .with_span(&v.ident),
+                );
+            }
+            if let Err(e) = errors.finish() {
+                return e.write_errors();
+            }
+            let options = variants.iter().filter(|v| !serde_attrs(&v.attrs).skip).map(|v| {
                 let serde = serde_attrs(&v.attrs);
-                let raw = v.ident.to_string();
+                let raw = v.ident.unraw().to_string();
                 let value = serde.rename.clone().unwrap_or_else(|| {
                     container
                         .rename_all

@@ -95,14 +95,33 @@ pub struct ServiceDef {
     pub legacy_structured_output: Option<bool>,
     /// Basic tools (empty for advanced services).
     pub tools: Vec<ToolDef>,
+    /// Tool names used twice under different `#[cfg]`s: an error only when both cfgs hold,
+    /// so it is emitted under `#[cfg(all(...))]` and judged where cfgs are resolved.
+    pub cfg_duplicates: Vec<CfgDuplicate>,
+    /// `pub(crate)`/`pub(super)` methods with a `&self` receiver that are not tools
+    /// (MCP_WARNING_901): the index of the method in the impl and the visibility's span.
+    pub restricted: Vec<(usize, Span)>,
     /// The advanced methods, for `#[mcp::service(advanced)]`.
     pub advanced: Option<AdvancedDef>,
+}
+
+/// A duplicate tool name under two different sets of `#[cfg]`s.
+pub struct CfgDuplicate {
+    /// The cfg predicates of both methods.
+    pub predicates: Vec<proc_macro2::TokenStream>,
+    /// The span of the second name.
+    pub span: Span,
+    /// The message.
+    pub message: String,
 }
 
 /// A basic tool (a `pub` method).
 pub struct ToolDef {
     /// The method.
     pub ident: Ident,
+    /// Its position in the impl's items (two methods of one name may exist under exclusive
+    /// `#[cfg]`s).
+    pub index: usize,
     /// The tool name and the span to report it at.
     pub name: String,
     /// Span of the name (the `name = "..."` literal or the method ident).
@@ -142,8 +161,12 @@ pub struct ToolDef {
 pub struct ParamDef {
     /// The binding.
     pub ident: Ident,
-    /// The declared type.
+    /// The type the value is bound as: the declared type, or for a reference (`&T`,
+    /// `&mut T`) the owned type it borrows from (`&str` → `String`, `&[T]` → `Vec<T>`,
+    /// `&T` → `T`), with every lifetime made `'static` (the value is owned by the call).
     pub ty: Type,
+    /// `Some(mutable)` when the method takes a reference: the call lends the bound value.
+    pub by_ref: Option<bool>,
     /// Description.
     pub description: Option<String>,
     /// `#[argument(header = "...")]`.
@@ -164,6 +187,10 @@ pub struct AdvancedDef {
 pub struct AdvancedMethod {
     /// The method name.
     pub ident: Ident,
+    /// Its position in the impl's items.
+    pub index: usize,
+    /// The span a missing return type is reported at (the method name).
+    pub sig_span: Span,
     /// Its parameters after `&self`.
     pub params: Vec<ParamDef>,
     /// Its return type (`None` for `()`).

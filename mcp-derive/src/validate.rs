@@ -4,12 +4,16 @@
 
 use std::collections::HashMap;
 
-use crate::diag::{Code, Ctxt, error, plain};
-use crate::model::{OutputPolicy, ServiceDef, ToolDef};
+use proc_macro2::TokenStream;
+use syn::ext::IdentExt as _;
 
-/// Checks the whole service.
-pub fn service(cx: &Ctxt, svc: &ServiceDef) {
-    let mut names: HashMap<&str, &ToolDef> = HashMap::new();
+use crate::diag::{Code, Ctxt, error, plain};
+use crate::model::{CfgDuplicate, OutputPolicy, ServiceDef, ToolDef};
+
+/// Checks the whole service; returns the duplicate names whose verdict depends on cfgs.
+pub fn service(cx: &Ctxt, svc: &ServiceDef) -> Vec<CfgDuplicate> {
+    let mut names: HashMap<&str, Vec<&ToolDef>> = HashMap::new();
+    let mut cfg_duplicates = Vec::new();
     for tool in &svc.tools {
         if !valid_tool_name(&tool.name) {
             cx.push(plain(
@@ -17,15 +21,26 @@ pub fn service(cx: &Ctxt, svc: &ServiceDef) {
                 format!("invalid tool name `{}`: MCP tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`", tool.name),
             ));
         }
-        if let Some(first) = names.insert(&tool.name, tool) {
-            cx.push(plain(
-                tool.name_span,
-                format!(
-                    "duplicate tool name `{}` (already used by method `{}`)",
-                    tool.name, first.ident
-                ),
-            ));
+        let earlier = names.entry(&tool.name).or_default();
+        for first in earlier.iter() {
+            let message = format!(
+                "duplicate tool name `{}` (already used by method `{}`)",
+                tool.name,
+                first.ident.unraw()
+            );
+            if cfg_key(first) == cfg_key(tool) {
+                cx.push(plain(tool.name_span, message));
+                break;
+            }
+            // Methods under different cfgs clash only when both cfgs hold: the verdict is
+            // left to the compiler, which resolves them.
+            cfg_duplicates.push(CfgDuplicate {
+                predicates: predicates(first).chain(predicates(tool)).collect(),
+                span: tool.name_span,
+                message: format!("{message}: both `#[cfg]`s hold in this build"),
+            });
         }
+        earlier.push(tool);
         headers(cx, tool);
         if tool.policy == OutputPolicy::Disabled
             && let Some(schema) = &tool.output_schema
@@ -49,6 +64,23 @@ pub fn service(cx: &Ctxt, svc: &ServiceDef) {
             }
         }
     }
+    cfg_duplicates
+}
+
+/// The cfgs of a tool, as comparable text (order-insensitive).
+fn cfg_key(tool: &ToolDef) -> Vec<String> {
+    let mut key: Vec<String> = predicates(tool).map(|p| p.to_string()).collect();
+    key.sort();
+    key.dedup();
+    key
+}
+
+/// The predicates of a tool's `#[cfg(...)]` attributes.
+fn predicates(tool: &ToolDef) -> impl Iterator<Item = TokenStream> + '_ {
+    tool.cfg_attrs.iter().filter_map(|a| match &a.meta {
+        syn::Meta::List(l) => Some(l.tokens.clone()),
+        _ => None,
+    })
 }
 
 fn headers(cx: &Ctxt, tool: &ToolDef) {
@@ -92,7 +124,7 @@ mod tests {
     fn errors(args: proc_macro2::TokenStream, mut item: syn::ItemImpl) -> Vec<String> {
         let cx = Ctxt::new();
         let svc = parse::service(&cx, args, &mut item);
-        service(&cx, &svc);
+        let _ = service(&cx, &svc);
         match cx.check() {
             Ok(()) => Vec::new(),
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
@@ -209,7 +241,7 @@ mod tests {
         let mut item: syn::ItemImpl = syn::parse_str(src).expect("an impl block");
         let cx = Ctxt::new();
         let svc = parse::service(&cx, args_tokens, &mut item);
-        service(&cx, &svc);
+        let _ = service(&cx, &svc);
         let text_at = |text: &str, line: usize, column: usize| {
             text.lines()
                 .nth(line.wrapping_sub(1))
@@ -344,5 +376,119 @@ mod tests {
         assert_eq!(types, ["Counter", "Vec < Counter >", "Option < Counter >"]);
         let span = syn::spanned::Spanned::span(&tool.params[0].ty);
         assert_eq!(span.source_text().as_deref(), Some("Self"));
+    }
+
+    fn parsed(
+        args: proc_macro2::TokenStream,
+        mut item: syn::ItemImpl,
+    ) -> (crate::model::ServiceDef, Vec<String>) {
+        let cx = Ctxt::new();
+        let mut svc = parse::service(&cx, args, &mut item);
+        svc.cfg_duplicates = service(&cx, &svc);
+        let errs = match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (svc, errs)
+    }
+
+    #[test]
+    fn valid_rust_is_accepted() {
+        let (svc, errs) = parsed(
+            quote::quote!(name = "x"),
+            parse_quote! {
+                impl S {
+                    pub fn new() -> Self { S }
+                    pub fn r#type(&self, r#match: String) {}
+                    pub fn typed(self: &Self) {}
+                    pub fn named<'a>(self: &'a S, text: &'a str) -> &'a str { text }
+                    pub const fn limit(&self) -> u32 { 1 }
+                    #[tool(skip)]
+                    pub fn helper(&mut self) {}
+                    #[cfg(unix)]
+                    pub fn os(&self) {}
+                    #[cfg(not(unix))]
+                    pub fn os(&self) {}
+                }
+            },
+        );
+        assert!(errs.is_empty(), "{errs:#?}");
+        let names: Vec<_> = svc.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["type", "typed", "named", "limit", "os", "os"]);
+        assert_eq!(
+            crate::expand::wire_name(&svc.tools[0].params[0].ident),
+            "match"
+        );
+        assert!(!svc.tools[2].generic);
+        assert_eq!(svc.tools[2].params[0].by_ref, Some(false));
+        assert_eq!(svc.cfg_duplicates.len(), 1);
+        assert_eq!(
+            svc.cfg_duplicates[0]
+                .predicates
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["unix", "not (unix)"]
+        );
+    }
+
+    #[test]
+    fn duplicates_under_the_same_cfgs_are_errors_now() {
+        let (svc, errs) = parsed(
+            quote::quote!(),
+            parse_quote! {
+                impl S {
+                    #[cfg(unix)]
+                    #[cfg(test)]
+                    pub fn a(&self) {}
+                    #[cfg(test)]
+                    #[cfg(unix)]
+                    #[tool(name = "a")]
+                    pub fn b(&self) {}
+                }
+            },
+        );
+        assert_eq!(
+            errs,
+            ["duplicate tool name `a` (already used by method `a`)"]
+        );
+        assert!(svc.cfg_duplicates.is_empty());
+    }
+
+    #[test]
+    fn restricted_methods_are_recorded_for_the_warning() {
+        let (svc, errs) = parsed(
+            quote::quote!(),
+            parse_quote! {
+                impl S {
+                    pub(crate) fn a(&self) {}
+                    pub(super) fn b(&self) {}
+                    pub(crate) fn c() {}
+                    fn d(&self) {}
+                    #[tool(skip)]
+                    pub(crate) fn e(&self) {}
+                    pub(self) fn f(&self) {}
+                    pub(in crate::x) fn g(&self) {}
+                }
+            },
+        );
+        assert!(errs.is_empty(), "{errs:#?}");
+        let indexes: Vec<_> = svc.restricted.iter().map(|(i, _)| *i).collect();
+        assert_eq!(indexes, [0, 1, 6]);
+    }
+
+    #[test]
+    fn modes_that_are_not_strings_name_the_accepted_values() {
+        let errs = errors(
+            quote::quote!(protocol_mode = 3, session_mode = stateless),
+            parse_quote! { impl S {} },
+        );
+        assert_eq!(
+            errs,
+            [
+                "`protocol_mode` takes a string: \"auto\", \"modern\" or \"legacy\" (found `3`)",
+                "`session_mode` takes a string: \"auto\", \"stateful\" or \"stateless\" (found `stateless`)",
+            ]
+        );
     }
 }

@@ -14,15 +14,16 @@
 //!   type, whose failure message is the diagnostic (`#[diagnostic::on_unimplemented]`). A
 //!   type alias or a re-exported type is therefore judged by what it is, not by its name.
 //! - **deprecation warning**: stable Rust has no warning API for proc macros, so the macro
-//!   generates a use of a `#[deprecated]` item and rustc prints
-//!   ``warning: use of deprecated method ...: MCP_WARNING_2xx: ...``. Silence one with
-//!   `#[allow(deprecated)]` on the method or on the impl block; `-D warnings` makes it an
-//!   error.
+//!   generates, inside the method concerned, a use of a deprecated item named after the code
+//!   and rustc prints ``warning: use of deprecated method
+//!   `mcp::diagnostics::MCP_WARNING_2xx::emit`: MCP_WARNING_2xx: ...``. Acknowledge one with
+//!   `#[allow(deprecated)]` or `#[expect(deprecated)]` on the method or on the impl block;
+//!   `-D warnings` makes it an error.
 //!
 //! | code | diagnostic | mechanism |
 //! | --- | --- | --- |
 //! | [`MCP_201`] | The tool's input schema cannot be generated | syntactic |
-//! | [`MCP_202`] | A tool parameter has an unsupported type | trait bound ([`ToolArgument`](crate::ToolArgument)) |
+//! | [`MCP_202`] | A tool parameter has an unsupported type | trait bound ([`ToolArgument`](crate::ToolArgument)); syntactic for a borrow inside a type (`Option<&str>`) |
 //! | [`MCP_204`] | A required `mcp::HttpSession` parameter in a stateless service | trait bound |
 //! | [`MCP_206`] | Request metadata is not optional | trait bound |
 //! | [`MCP_207`] | Duplicate parameter | trait bound |
@@ -43,11 +44,22 @@
 //! | [`MCP_WARNING_202`] | A required `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::HttpSession` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
+//! | [`MCP_WARNING_901`] | A `pub(crate)`/`pub(super)` method in a service impl, which is not a tool (the framework's own code) | deprecation warning |
 //!
-//! MCP_219 and MCP_220 belong to elicitation forms (`#[derive(mcp::Form)]`, `mcp::FormField`,
-//! `mcp::IntoFormSchema`) and are not listed here yet. The macro also rejects, without a
-//! code, what the seed has no rule for: duplicate or invalid tool names, generic impl blocks,
-//! and tool methods that do not take `&self`.
+//! The macro also rejects, without a code, what the seed has no rule for: duplicate or invalid
+//! tool names (names used by two methods under different `#[cfg]`s are an error only in a
+//! build where both cfgs hold), generic impl blocks, tool methods whose receiver is not
+//! shared (`&self`, `&'a self`, `self: &Self` are; `&mut self`, `self`, `self: Box<Self>` are
+//! not), `unsafe fn` tools, and a second `#[mcp::service]` impl of one type (rustc reports
+//! the duplicate `only_one_mcp_service_impl_per_type` next to the conflicting
+//! `ServiceHandler` impls).
+//!
+//! What is *not* an error: in a basic service, associated functions without a receiver
+//! (constructors such as `pub fn new() -> Self`) and `pub` methods marked `#[tool(skip)]` are
+//! not tools; private methods are helpers. Raw identifiers lose their prefix (`r#type` is the
+//! tool or argument `type`), lifetime parameters do not make a tool generic, `const fn`
+//! methods are tools, and a parameter taken by reference (`&str`, `&[T]`, `&T`) is read
+//! owned and lent to the method.
 
 #![allow(non_camel_case_types)]
 
@@ -116,6 +128,45 @@ pub struct MCP_WARNING_203;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_204.md")]
 pub struct MCP_WARNING_204;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_WARNING_901.md")]
+pub struct MCP_WARNING_901;
+
+// The warnings are raised by calling a deprecated method of the code's page struct, so
+// rustc's message names the code: ``use of deprecated method
+// `mcp::diagnostics::MCP_WARNING_202::emit` ``. The generated code calls it; never call it.
+
+impl MCP_WARNING_202 {
+    #[doc(hidden)]
+    #[deprecated(
+        note = "MCP_WARNING_202: a required `mcp::HttpSession` parameter in auto protocol mode: modern requests have no session, so modern calls of this tool fail; use `Option<mcp::HttpSession>` or `protocol_mode = \"legacy\"`"
+    )]
+    pub fn emit(&self) {}
+}
+
+impl MCP_WARNING_203 {
+    #[doc(hidden)]
+    #[deprecated(
+        note = "MCP_WARNING_203: an `mcp::HttpSession` parameter in modern protocol mode is always `None`: modern requests have no session; remove the parameter"
+    )]
+    pub fn emit(&self) {}
+}
+
+impl MCP_WARNING_204 {
+    #[doc(hidden)]
+    #[deprecated(
+        note = "MCP_WARNING_204: an optional `mcp::HttpSession` parameter in auto protocol mode is `None` for modern requests: handle that case, then put `#[allow(deprecated)]` or `#[expect(deprecated)]` on the method"
+    )]
+    pub fn emit(&self) {}
+}
+
+impl MCP_WARNING_901 {
+    #[doc(hidden)]
+    #[deprecated(
+        note = "MCP_WARNING_901: this `pub(crate)`/`pub(super)` method of a service is not a tool: only `pub` methods are tools; make it `pub` to serve it; if it is a helper, make it private or mark it `#[tool(skip)]`"
+    )]
+    pub fn emit(&self) {}
+}
 
 /// The traits behind the type rules. The checks `#[mcp::service]` generates require them of
 /// each parameter's or return value's kind, and their `#[diagnostic::on_unimplemented]`

@@ -319,7 +319,7 @@ impl mcp::AdvancedService for Advanced {
         _: mcp::CallToolParams,
         _: &mcp::RequestContext,
     ) -> Result<mcp::CallToolResponse, mcp::ServerError> {
-        Err(mcp::ServerError::new("none"))
+        Err(mcp::ServerError::client_message("none"))
     }
 }
 

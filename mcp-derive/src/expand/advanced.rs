@@ -1,7 +1,7 @@
 //! The `ServiceHandler` of an advanced service: binds the parameters of `on_list_tools` and
 //! `on_call_tool` by type and maps their results.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -108,10 +108,13 @@ fn method_call(
     let bind = quote!(#k::__private::#bind);
     let binds = bind_params(k, &m.params, |j| kind_fn_name(tag, j), &bind);
     let call = call_method(&m.ident, &m.params, m.is_async);
-    let span = m.output.as_ref().map_or_else(Span::call_site, |t| t.span());
+    // Without a return type the method returns `()`: MCP_212 points at its name.
+    let span = m.output.as_ref().map_or(m.sig_span, Spanned::span);
     let ret = quote_spanned!(span=> #k::__private::#ret(__mcp_out));
     quote! {
         #(#binds)*
+        // Serving a `#[deprecated]` method is not a use of it.
+        #[allow(deprecated)]
         let __mcp_out = #call;
         #ret
     }

@@ -263,6 +263,8 @@ fn call_arm(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
         let mut __mcp_call = #k::__private::CallArgs::new(params, request);
         #(#binds)*
         __mcp_call.finish()?;
+        // Serving a `#[deprecated]` method is not a use of it.
+        #[allow(deprecated)]
         let __mcp_out = #call;
         let __mcp_split = #split;
         let __mcp_structured = #k::__private::is_structured(__mcp_tools(), #name);

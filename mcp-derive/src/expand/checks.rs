@@ -1,8 +1,10 @@
 //! Compile-time checks on types: one never-called function per tool (or advanced method)
 //! whose body asks the compiler the questions the macro cannot answer from tokens. Each
 //! question is a trait bound whose `on_unimplemented` message is a diagnostic (MCP_204,
-//! 206, 207, 214, 215, 222), or a call of a deprecated method (the MCP_WARNING_* codes),
-//! spanned on the offending type.
+//! 206, 207, 214, 215, 222), spanned on the offending type. The warnings (MCP_WARNING_*)
+//! are calls of deprecated methods in a function nested in the method's own body
+//! ([`warnings`]), so `#[allow(deprecated)]` and `#[expect(deprecated)]` on the method or
+//! the impl apply to them as to any code of the method.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -31,19 +33,30 @@ pub fn service(svc: &ServiceDef) -> TokenStream {
             });
         }
         let name = format_ident!("__mcp_check_{}", i);
-        let attrs = tool
-            .cfg_attrs
+        let lints: Vec<_> = tool
+            .lint_attrs
             .iter()
-            .chain(&tool.lint_attrs)
-            .chain(&svc.lint_attrs);
-        out.extend(check_fn(svc, &name, attrs, body));
+            .chain(&svc.lint_attrs)
+            .map(expect_as_allow)
+            .collect();
+        out.extend(check_fn(
+            svc,
+            &name,
+            tool.cfg_attrs.iter().chain(&lints),
+            body,
+        ));
     }
     if let Some(adv) = &svc.advanced {
         for (m, tag) in [(&adv.list, "list"), (&adv.call, "call")] {
             let body = params(svc, &m.params, true);
             let name = format_ident!("__mcp_check_{}", tag);
-            let attrs = m.lint_attrs.iter().chain(&svc.lint_attrs);
-            out.extend(check_fn(svc, &name, attrs, body));
+            let lints: Vec<_> = m
+                .lint_attrs
+                .iter()
+                .chain(&svc.lint_attrs)
+                .map(expect_as_allow)
+                .collect();
+            out.extend(check_fn(svc, &name, lints.iter(), body));
         }
     }
     out
@@ -91,20 +104,8 @@ fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream 
         if svc.session_mode == SessionMode::Stateless {
             body.extend(quote!(#k::__private::assert_stateless_ok(#arg);));
         }
-        let warn = last_ident_span(&p.ty);
-        match svc.protocol_mode {
-            ProtocolMode::Modern => {
-                let method = Ident::new("in_modern_mode", warn);
-                body.extend(quote! {
-                    #k::__private::assert_modern_ok(#arg);
-                    #var.#method();
-                });
-            }
-            ProtocolMode::Auto if svc.session_mode != SessionMode::Stateless => {
-                let method = Ident::new("in_auto_mode", warn);
-                body.extend(quote!(#var.#method();));
-            }
-            ProtocolMode::Auto | ProtocolMode::Legacy => {}
+        if svc.protocol_mode == ProtocolMode::Modern {
+            body.extend(quote!(#k::__private::assert_modern_ok(#arg);));
         }
         if p.header_arg.is_some() {
             body.extend(quote!(#k::__private::assert_header_argument(#arg);));
@@ -120,6 +121,46 @@ fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream 
             let arg = spanned_ref(later, *range);
             body.extend(quote!(#k::__private::#distinct(&#earlier, #arg);));
         }
+    }
+    body
+}
+
+/// A copy of a lint attribute for a generated item: `#[expect(...)]` becomes `#[allow(...)]`,
+/// since the generated item need not raise what the user's item does.
+fn expect_as_allow(attr: &syn::Attribute) -> syn::Attribute {
+    let mut attr = attr.clone();
+    if let syn::Meta::List(list) = &mut attr.meta
+        && list.path.is_ident("expect")
+    {
+        list.path = syn::parse_quote!(allow);
+    }
+    attr
+}
+
+/// The statements raising the protocol-mode warnings (MCP_WARNING_202/203/204) of a
+/// method's parameters, each spanned on the parameter's type; empty when no mode warns.
+pub fn warnings(svc: &ServiceDef, params: &[ParamDef]) -> TokenStream {
+    let method = match (svc.protocol_mode, svc.session_mode) {
+        (ProtocolMode::Modern, _) => "in_modern_mode",
+        (ProtocolMode::Auto, SessionMode::Stateless) => "in_auto_stateless_mode",
+        (ProtocolMode::Auto, _) => "in_auto_mode",
+        (ProtocolMode::Legacy, _) => return TokenStream::new(),
+    };
+    let k = &svc.krate;
+    let mut body = TokenStream::new();
+    for (j, p) in params.iter().enumerate() {
+        if p.http_header.is_some() {
+            continue;
+        }
+        let warn = last_ident_span(&p.ty);
+        let var = Ident::new(&format!("__mcp_w{j}"), warn);
+        let probe = probe_kind(k, &p.ty);
+        let mode = Ident::new(method, warn);
+        let emit = Ident::new("emit", warn);
+        body.extend(quote! {
+            let #var = #probe;
+            #var.#mode().#emit();
+        });
     }
     body
 }

@@ -12,21 +12,91 @@ use syn::spanned::Spanned as _;
 
 use crate::model::{CacheHintDef, ParamDef, ProtocolMode, ServiceDef, SessionMode};
 
-/// The user's impl (attributes stripped) and, in a `const _` block, the generated handler
-/// and checks.
+/// The user's impl (attributes stripped, warnings nested in its methods) and, in a
+/// `const _` block, the generated handler and checks.
 pub fn service(svc: &ServiceDef, item: &ItemImpl) -> TokenStream {
     let handler = match &svc.advanced {
         Some(adv) => advanced::handler(svc, adv),
         None => basic::handler(svc),
     };
     let checks = checks::service(svc);
+    let item = with_warnings(svc, item);
+    let shared = shared_items(svc, false);
     quote! {
         #item
+        #shared
         const _: () = {
             #handler
             #checks
         };
     }
+}
+
+/// Items emitted whether or not the macro reported errors: the duplicate-name checks that
+/// depend on cfgs, and a marker that makes a second `#[mcp::service]` impl of the type a
+/// readable error.
+fn shared_items(svc: &ServiceDef, generic: bool) -> TokenStream {
+    let mut out = TokenStream::new();
+    for dup in &svc.cfg_duplicates {
+        let preds = &dup.predicates;
+        let message = &dup.message;
+        out.extend(quote_spanned! {dup.span=>
+            #[cfg(all(#(#preds),*))]
+            ::core::compile_error! { #message }
+        });
+    }
+    if generic {
+        return out;
+    }
+    // E0592 names the constant: "duplicate definitions with name
+    // `only_one_mcp_service_impl_per_type`", at both impls.
+    let self_ty = &svc.self_ty;
+    let name = proc_macro2::Ident::new("only_one_mcp_service_impl_per_type", span_range(self_ty).0);
+    out.extend(quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_upper_case_globals)]
+        impl #self_ty {
+            const #name: () = ();
+        }
+    });
+    out
+}
+
+/// The impl with, in each method that raises warnings, a nested function raising them:
+/// nested in the method, they obey its `#[allow]`/`#[expect]` and the impl's.
+fn with_warnings(svc: &ServiceDef, item: &ItemImpl) -> ItemImpl {
+    let k = &svc.krate;
+    let mut item = item.clone();
+    let mut bodies: Vec<(usize, TokenStream)> = Vec::new();
+    for tool in svc.tools.iter().filter(|t| !t.generic) {
+        bodies.push((tool.index, checks::warnings(svc, &tool.params)));
+    }
+    if let Some(adv) = &svc.advanced {
+        for m in [&adv.list, &adv.call] {
+            bodies.push((m.index, checks::warnings(svc, &m.params)));
+        }
+    }
+    for (index, span) in &svc.restricted {
+        let emit = proc_macro2::Ident::new("emit", *span);
+        bodies.push((
+            *index,
+            quote_spanned!(*span=> #k::diagnostics::MCP_WARNING_901.#emit();),
+        ));
+    }
+    for (index, body) in bodies.into_iter().filter(|(_, b)| !b.is_empty()) {
+        if let Some(syn::ImplItem::Fn(method)) = item.items.get_mut(index) {
+            let nested: syn::Stmt = syn::parse_quote! {
+                #[allow(dead_code, non_snake_case, unused_variables)]
+                fn __mcp_warnings() {
+                    #[allow(unused_imports)]
+                    use #k::__private::prelude::*;
+                    #body
+                }
+            };
+            method.block.stmts.insert(0, nested);
+        }
+    }
+    item
 }
 
 /// On errors: the user's impl, the errors, and a stub handler so the type keeps
@@ -37,6 +107,7 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
     let k = &svc.krate;
     let self_ty = &svc.self_ty;
     let config = config(svc);
+    let shared = shared_items(svc, !item.generics.params.is_empty());
     let checks = if item.generics.params.is_empty() {
         let kinds = match &svc.advanced {
             Some(adv) => advanced::all_kind_fns(k, adv),
@@ -47,9 +118,11 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
     } else {
         TokenStream::new()
     };
+    let item = with_warnings(svc, item);
     quote! {
         #item
         #errors
+        #shared
         const _: () = {
             #checks
             impl #k::ServiceHandler for #self_ty {
@@ -253,24 +326,28 @@ pub fn bind_params<'a>(
     params.iter().enumerate().map(move |(j, p)| {
         let ident = &p.ident;
         let ty = &p.ty;
+        // A `&mut T` parameter lends a mutable binding.
+        let mutable = (p.by_ref == Some(true)).then(|| quote!(mut));
         match &p.http_header {
             Some(h) => quote_spanned! {ty.span()=>
-                let #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
+                let #mutable #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
             },
             None => {
                 let name = wire_name(ident);
                 let kind = kind_fn(j);
                 quote! {
-                    let #ident: #ty = #bind(#kind(), &mut __mcp_call, #name)?;
+                    let #mutable #ident: #ty = #bind(#kind(), &mut __mcp_call, #name)?;
                 }
             }
         }
     })
 }
 
-/// `self.<method>(<params>)`, awaited for `async fn`.
+/// `self.<method>(<params>)`, awaited for `async fn`; borrowed parameters are lent.
 pub fn call_method(method: &syn::Ident, params: &[ParamDef], is_async: bool) -> TokenStream {
-    let args = params.iter().map(|p| &p.ident);
+    let args = params
+        .iter()
+        .map(|p| crate::parse::lend(&p.ident, p.by_ref));
     if is_async {
         quote!(self.#method(#(#args),*).await)
     } else {

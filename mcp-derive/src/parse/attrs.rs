@@ -15,8 +15,10 @@ pub struct ServiceArgs {
     pub version: Option<LitStr>,
     pub title: Option<LitStr>,
     pub instructions: Option<LitStr>,
-    pub protocol_mode: Option<LitStr>,
-    pub session_mode: Option<LitStr>,
+    /// Any expression, so that a non-string value gets a message naming the accepted ones.
+    pub protocol_mode: Option<RawExpr>,
+    /// As `protocol_mode`.
+    pub session_mode: Option<RawExpr>,
     pub cache: Option<CacheArgs>,
     pub allowed_origins: Option<Vec<LitStr>>,
     pub session_limits: Option<SessionLimitsArgs>,
@@ -25,6 +27,17 @@ pub struct ServiceArgs {
     pub legacy_structured_output: Option<SpannedValue<bool>>,
     #[darling(rename = "crate")]
     pub krate: Option<LitStr>,
+}
+
+/// The value of `key = <expr>` as written (darling's `Expr` would parse a string's
+/// contents as an expression).
+#[derive(Debug)]
+pub struct RawExpr(pub Expr);
+
+impl FromMeta for RawExpr {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(Self(expr.clone()))
+    }
 }
 
 /// `session_limits(idle_timeout = 1800, max_per_owner = 100, max_anonymous = 10_000)`.
@@ -72,6 +85,22 @@ pub struct ToolAttr {
     pub structured_output: Option<SpannedValue<bool>>,
     pub legacy_structured_output: Option<SpannedValue<bool>>,
     pub scopes: Option<Vec<LitStr>>,
+    /// `#[tool(skip)]`: a `pub` method that is not a tool.
+    pub skip: Flag,
+}
+
+impl ToolAttr {
+    /// `true` when an option other than `skip` is given.
+    pub fn has_options(&self) -> bool {
+        self.name.is_some()
+            || self.title.is_some()
+            || self.description.is_some()
+            || self.annotations.is_some()
+            || self.schema.is_some()
+            || self.output_schema.is_some()
+            || self.structured_output.is_some()
+            || self.scopes.is_some()
+    }
 }
 
 /// `annotations(read_only = true, ...)`.

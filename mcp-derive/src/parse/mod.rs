@@ -3,11 +3,15 @@
 //! the impl can be re-emitted.
 
 mod attrs;
+mod types;
+
+pub use types::lend;
 
 use darling::util::SpannedValue;
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
+use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
 use syn::{
     Expr, ExprLit, ExprUnary, FnArg, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Pat, ReturnType,
@@ -53,26 +57,42 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         }),
         None => syn::parse_quote!(::mcp),
     };
-    let protocol_mode = match args.protocol_mode.as_ref().map(|l| (l.value(), l.span())) {
+    let protocol_mode = match mode_value(
+        cx,
+        args.protocol_mode.as_ref(),
+        "protocol_mode",
+        PROTOCOL_MODES,
+    ) {
         None => ProtocolMode::Auto,
         Some((v, span)) => match v.as_str() {
             "auto" => ProtocolMode::Auto,
             "modern" => ProtocolMode::Modern,
             "legacy" => ProtocolMode::Legacy,
             other => {
-                cx.push(plain(span, format!("unknown protocol mode `{other}`: expected \"auto\", \"modern\" or \"legacy\"")));
+                cx.push(plain(
+                    span,
+                    format!("unknown protocol mode `{other}`: expected {PROTOCOL_MODES}"),
+                ));
                 ProtocolMode::Auto
             }
         },
     };
-    let session_mode = match args.session_mode.as_ref().map(|l| (l.value(), l.span())) {
+    let session_mode = match mode_value(
+        cx,
+        args.session_mode.as_ref(),
+        "session_mode",
+        SESSION_MODES,
+    ) {
         None => SessionMode::Auto,
         Some((v, span)) => match v.as_str() {
             "auto" => SessionMode::Auto,
             "stateful" => SessionMode::Stateful,
             "stateless" => SessionMode::Stateless,
             other => {
-                cx.push(plain(span, format!("unknown session mode `{other}`: expected \"auto\", \"stateful\" or \"stateless\"")));
+                cx.push(plain(
+                    span,
+                    format!("unknown session mode `{other}`: expected {SESSION_MODES}"),
+                ));
                 SessionMode::Auto
             }
         },
@@ -117,10 +137,11 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     if let Some(v) = args.legacy_structured_output.as_ref().filter(|_| advanced) {
         cx.push(plain(v.span(), format!("`{LEGACY_STRUCTURED_OUTPUT}` applies to basic services: an advanced service's object-rooted `outputSchema` and `structuredContent` already reach legacy clients")));
     }
-    let (mut tools, mut advanced) = if advanced {
-        (Vec::new(), advanced_methods(cx, item))
+    let (mut tools, mut advanced, restricted) = if advanced {
+        (Vec::new(), advanced_methods(cx, item), Vec::new())
     } else {
-        (basic_tools(cx, item), None)
+        let (tools, restricted) = basic_tools(cx, item);
+        (tools, None, restricted)
     };
     // Generated checks live outside the impl, where `Self` means nothing: name the type.
     let mut de_self = DeSelf(&item.self_ty);
@@ -149,7 +170,36 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         request_state_ttl,
         legacy_structured_output: args.legacy_structured_output.map(|v| *v),
         tools,
+        cfg_duplicates: Vec::new(),
+        restricted,
         advanced,
+    }
+}
+
+const PROTOCOL_MODES: &str = "\"auto\", \"modern\" or \"legacy\"";
+const SESSION_MODES: &str = "\"auto\", \"stateful\" or \"stateless\"";
+
+/// The string of `key = "..."`; any other value is reported with the accepted ones.
+fn mode_value(
+    cx: &Ctxt,
+    expr: Option<&attrs::RawExpr>,
+    key: &str,
+    accepted: &str,
+) -> Option<(String, Span)> {
+    match &expr?.0 {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some((s.value(), s.span())),
+        other => {
+            cx.push(plain(
+                other.span(),
+                format!(
+                    "`{key}` takes a string: {accepted} (found `{}`)",
+                    other.to_token_stream()
+                ),
+            ));
+            None
+        }
     }
 }
 
@@ -233,28 +283,23 @@ fn hint(cx: &Ctxt, h: &attrs::HintArgs) -> CacheHintDef {
     CacheHintDef { ttl_ms, public }
 }
 
-fn methods(item: &mut ItemImpl) -> impl Iterator<Item = &mut ImplItemFn> {
-    item.items.iter_mut().filter_map(|i| match i {
-        ImplItem::Fn(f) => Some(f),
-        _ => None,
-    })
+/// The methods of the impl with their positions in its items.
+fn methods(item: &mut ItemImpl) -> impl Iterator<Item = (usize, &mut ImplItemFn)> {
+    item.items
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, it)| match it {
+            ImplItem::Fn(f) => Some((i, f)),
+            _ => None,
+        })
 }
 
-fn basic_tools(cx: &Ctxt, item: &mut ItemImpl) -> Vec<ToolDef> {
+fn basic_tools(cx: &Ctxt, item: &mut ItemImpl) -> (Vec<ToolDef>, Vec<(usize, Span)>) {
+    let self_ty = (*item.self_ty).clone();
     let mut tools = Vec::new();
-    for method in methods(item) {
+    let mut restricted = Vec::new();
+    for (index, method) in methods(item) {
         let tool_attrs = attrs::take(&mut method.attrs, TOOL);
-        let is_pub = matches!(method.vis, Visibility::Public(_));
-        if !is_pub {
-            if let Some(a) = tool_attrs.first() {
-                cx.push(plain(
-                    a.span(),
-                    "`#[tool]` on a method that is not `pub`: only `pub` methods are tools",
-                ));
-            }
-            strip_param_attrs(cx, method, false);
-            continue;
-        }
         let attr = match tool_attrs.as_slice() {
             [] => ToolAttr::default(),
             [one] => attrs::parse_list::<ToolAttr>(one).unwrap_or_else(|e| {
@@ -266,48 +311,102 @@ fn basic_tools(cx: &Ctxt, item: &mut ItemImpl) -> Vec<ToolDef> {
                 ToolAttr::default()
             }
         };
-        if let Some(tool) = tool(cx, method, attr) {
+        if attr.skip.is_present() {
+            if attr.has_options() {
+                cx.push(plain(
+                    attr.skip.span(),
+                    "`#[tool(skip)]` marks a method that is not a tool: it takes no other options",
+                ));
+            }
+            strip_param_attrs(cx, method, true);
+            continue;
+        }
+        let receiver = types::receiver(&method.sig, &self_ty);
+        match (&method.vis, &receiver) {
+            (Visibility::Public(_), types::Receiver::Shared) => {}
+            (Visibility::Public(_), types::Receiver::Other(span)) => {
+                cx.push(plain(
+                    *span,
+                    format!(
+                        "tool `{}` must take `&self` (or `self: &Self`); mark a method that is not a tool `#[tool(skip)]`",
+                        method.sig.ident.unraw()
+                    ),
+                ));
+                strip_param_attrs(cx, method, false);
+                continue;
+            }
+            (_, types::Receiver::None) => {
+                // Constructors and other associated functions are not tools.
+                if let Some(a) = tool_attrs.first() {
+                    cx.push(plain(
+                        a.span(),
+                        "`#[tool]` on an associated function: a tool is a method taking `&self`",
+                    ));
+                }
+                strip_param_attrs(cx, method, !tool_attrs.is_empty());
+                continue;
+            }
+            (vis, receiver) => {
+                if let Some(a) = tool_attrs.first() {
+                    cx.push(plain(
+                        a.span(),
+                        "`#[tool]` on a method that is not `pub`: only `pub` methods are tools",
+                    ));
+                } else if let (Visibility::Restricted(r), types::Receiver::Shared) = (vis, receiver)
+                    && !r.path.is_ident("self")
+                {
+                    // `pub(crate)`, `pub(super)`, `pub(in path)`: MCP_WARNING_901
+                    // (`pub(self)` is private).
+                    restricted.push((index, r.span()));
+                }
+                strip_param_attrs(cx, method, false);
+                continue;
+            }
+        }
+        // The macro serves it: a private service type makes `unreachable_pub` fire on every
+        // tool, and its fix (`pub(crate)`) would silently remove the tool.
+        method
+            .attrs
+            .push(syn::parse_quote!(#[allow(unreachable_pub)]));
+        if let Some(tool) = tool(cx, index, method, attr) {
             tools.push(tool);
         }
     }
-    tools
+    (tools, restricted)
 }
 
+/// Rules on a tool's or advanced method's signature other than the receiver.
 fn check_signature(cx: &Ctxt, method: &ImplItemFn, what: &str) {
     let sig = &method.sig;
-    match sig.inputs.first() {
-        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
-        Some(FnArg::Receiver(r)) => cx.push(plain(r.span(), format!("{what} `{}` must take `&self`", sig.ident))),
-        _ => cx.push(plain(sig.ident.span(), format!("{what} `{}` must take `&self`; move constructors and associated functions to another impl block", sig.ident))),
-    }
-    if !sig.generics.params.is_empty() {
+    if types::has_type_generics(sig) {
         cx.push(error(
             Code::Mcp201,
             sig.generics.span(),
             format!(
-                "the input schema of `{}` cannot be generated: tool methods cannot be generic",
-                sig.ident
+                "the input schema of `{}` cannot be generated: tool methods cannot have type or const parameters",
+                sig.ident.unraw()
             ),
         ));
     }
-    if let Some(t) = &sig.constness {
-        cx.push(plain(t.span, format!("{what} cannot be `const fn`")));
-    }
     if let Some(t) = &sig.unsafety {
-        cx.push(plain(t.span, format!("{what} cannot be `unsafe fn`")));
+        cx.push(plain(
+            t.span,
+            format!("{what} cannot be `unsafe fn`: the generated call would be unsafe"),
+        ));
     }
 }
 
-fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
+fn tool(cx: &Ctxt, index: usize, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
     check_signature(cx, method, "tool");
     let docs = doc::parse(&method.attrs);
     let params = params(cx, method, true, &docs);
     let ident = method.sig.ident.clone();
     let (name, name_span) = match &attr.name {
         Some(l) => (l.value(), l.span()),
-        None => (ident.to_string(), ident.span()),
+        // `r#type` is the tool `type`: the raw prefix is Rust syntax, not part of the name.
+        None => (ident.unraw().to_string(), ident.span()),
     };
-    let output = return_type(cx, &method.sig.output);
+    let output = return_type(cx, &method.sig);
     if let Some(schema) = &attr.schema {
         match serde_json::from_str::<serde_json::Value>(&schema.value()) {
             Ok(serde_json::Value::Object(o))
@@ -357,6 +456,7 @@ fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
     });
     Some(ToolDef {
         ident,
+        index,
         name,
         name_span,
         title: attr.title.map(|l| l.value()),
@@ -370,13 +470,19 @@ fn tool(cx: &Ctxt, method: &mut ImplItemFn, attr: ToolAttr) -> Option<ToolDef> {
         params,
         output,
         is_async: method.sig.asyncness.is_some(),
-        generic: !method.sig.generics.params.is_empty(),
+        generic: types::has_type_generics(&method.sig),
         cfg_attrs: attrs::cfg_attrs(&method.attrs),
         lint_attrs: attrs::lint_attrs(&method.attrs),
     })
 }
 
-fn return_type(cx: &Ctxt, output: &ReturnType) -> Option<Type> {
+fn return_type(cx: &Ctxt, sig: &syn::Signature) -> Option<Type> {
+    let mut ty = return_type_of(cx, &sig.output)?;
+    types::erase_method_lifetimes(sig, &mut ty);
+    Some(ty)
+}
+
+fn return_type_of(cx: &Ctxt, output: &ReturnType) -> Option<Type> {
     match output {
         ReturnType::Default => None,
         ReturnType::Type(_, ty) => {
@@ -473,10 +579,25 @@ fn params(
         let description = argument
             .description
             .map(|d| d.value())
-            .or_else(|| docs.arguments.get(&ident.to_string()).cloned());
+            .or_else(|| docs.arguments.get(&ident.unraw().to_string()).cloned());
+        let (ty, by_ref) = types::owned_param(&pt.ty);
+        if let Some(fix) = types::nested_borrow_fix(&ty) {
+            cx.push(error(
+                Code::Mcp202,
+                pt.ty.span(),
+                format!(
+                    "parameter `{}` borrows inside `{}`: arguments are read owned, and only a whole-parameter reference (`&str`, `&[T]`, `&T`) can be lent; declare `{}`",
+                    ident.unraw(),
+                    types::display(&pt.ty),
+                    types::display(&fix)
+                ),
+            ));
+            continue;
+        }
         out.push(ParamDef {
             ident,
-            ty: (*pt.ty).clone(),
+            ty,
+            by_ref,
             description,
             header_arg: argument.header,
             http_header,
@@ -505,28 +626,54 @@ fn strip_param_attrs(cx: &Ctxt, method: &mut ImplItemFn, report: bool) {
 
 fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
     let self_span = item.self_ty.span();
+    let self_ty = (*item.self_ty).clone();
     let mut list = None;
     let mut call = None;
-    for method in methods(item) {
+    for (index, method) in methods(item) {
+        let mut skip = false;
         for a in attrs::take(&mut method.attrs, TOOL) {
-            cx.push(plain(
-                a.span(),
-                "`#[tool]` does not apply to advanced services: `on_list_tools` defines the tools",
-            ));
+            match attrs::parse_list::<ToolAttr>(&a) {
+                Ok(t) if t.skip.is_present() && !t.has_options() => skip = true,
+                _ => cx.push(plain(
+                    a.span(),
+                    "`#[tool]` does not apply to advanced services: `on_list_tools` defines the tools (only `#[tool(skip)]` marks a `pub` helper)",
+                )),
+            }
         }
-        let name = method.sig.ident.to_string();
+        let name = method.sig.ident.unraw().to_string();
+        let receiver = types::receiver(&method.sig, &self_ty);
         let slot = match name.as_str() {
-            ON_LIST_TOOLS => &mut list,
-            ON_CALL_TOOL => &mut call,
+            ON_LIST_TOOLS if !skip => &mut list,
+            ON_CALL_TOOL if !skip => &mut call,
             _ => {
-                if matches!(method.vis, Visibility::Public(_)) {
-                    cx.push(error(Code::Mcp213, method.sig.ident.span(), format!("unsupported method `{name}` in an advanced service: only `on_list_tools` and `on_call_tool` may be `pub`; make helpers private")));
+                // Constructors and associated functions are not remote methods.
+                if matches!(method.vis, Visibility::Public(_))
+                    && !skip
+                    && !matches!(receiver, types::Receiver::None)
+                {
+                    cx.push(error(Code::Mcp213, method.sig.ident.span(), format!("unsupported method `{name}` in an advanced service: only `on_list_tools` and `on_call_tool` may be `pub`; make helpers private or mark them `#[tool(skip)]`")));
                 }
                 strip_param_attrs(cx, method, true);
                 continue;
             }
         };
+        match receiver {
+            types::Receiver::Shared => {}
+            types::Receiver::Other(span) => {
+                cx.push(plain(
+                    span,
+                    format!("advanced method `{name}` must take `&self` (or `self: &Self`)"),
+                ));
+            }
+            types::Receiver::None => cx.push(plain(
+                method.sig.ident.span(),
+                format!("advanced method `{name}` must take `&self`"),
+            )),
+        }
         check_signature(cx, method, "advanced method");
+        method
+            .attrs
+            .push(syn::parse_quote!(#[allow(unreachable_pub)]));
         let params = params(cx, method, false, &doc::Docs::default());
         if name == ON_CALL_TOOL && params.is_empty() {
             cx.push(error(
@@ -537,8 +684,10 @@ fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
         }
         *slot = Some(AdvancedMethod {
             ident: method.sig.ident.clone(),
+            index,
+            sig_span: method.sig.ident.span(),
             params,
-            output: return_type(cx, &method.sig.output),
+            output: return_type(cx, &method.sig),
             is_async: method.sig.asyncness.is_some(),
             lint_attrs: attrs::lint_attrs(&method.attrs),
         });

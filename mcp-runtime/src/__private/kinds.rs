@@ -325,54 +325,66 @@ pub fn assert_distinct_advanced<E, K: DistinctAdvancedKind<E>>(_: &E, _: &K) {}
 
 // ------------------------------------------------------------- warnings (by type)
 
-macro_rules! no_warning {
-    ($($kind:ty),*) => {$(
+/// No warning: its `emit` is an ordinary method.
+pub struct NoWarning;
+
+impl NoWarning {
+    /// Nothing to report.
+    pub fn emit(&self) {}
+}
+
+use crate::diagnostics::{MCP_WARNING_202, MCP_WARNING_203, MCP_WARNING_204};
+
+/// The warning a parameter kind raises in each protocol mode: the generated code calls
+/// `kind.in_<mode>().emit()`, and a kind that warns returns the code's page struct from
+/// [`crate::diagnostics`], whose `emit` is deprecated. rustc then reports
+/// ``use of deprecated method `mcp::diagnostics::MCP_WARNING_2xx::emit` ``.
+macro_rules! warnings {
+    ($($kind:ty => [$auto:ident, $auto_stateless:ident, $modern:ident]),* $(,)?) => {$(
         impl $kind {
-            /// No warning in auto protocol mode.
-            pub fn in_auto_mode(&self) {}
-            /// No warning in modern protocol mode.
-            pub fn in_modern_mode(&self) {}
+            /// The warning in auto protocol mode.
+            pub fn in_auto_mode(&self) -> $auto {
+                $auto
+            }
+            /// The warning in auto protocol mode with `session_mode = "stateless"`.
+            pub fn in_auto_stateless_mode(&self) -> $auto_stateless {
+                $auto_stateless
+            }
+            /// The warning in modern protocol mode.
+            pub fn in_modern_mode(&self) -> $modern {
+                $modern
+            }
         }
     )*};
 }
-no_warning!(
-    MetaKind,
-    MetaRequiredKind,
-    HeadersKind,
-    PartsKind,
-    ContextKind,
-    AuthKind,
-    OptAuthKind
+
+warnings!(
+    MetaKind => [NoWarning, NoWarning, NoWarning],
+    MetaRequiredKind => [NoWarning, NoWarning, NoWarning],
+    HeadersKind => [NoWarning, NoWarning, NoWarning],
+    PartsKind => [NoWarning, NoWarning, NoWarning],
+    ContextKind => [NoWarning, NoWarning, NoWarning],
+    AuthKind => [NoWarning, NoWarning, NoWarning],
+    OptAuthKind => [NoWarning, NoWarning, NoWarning],
+    // A required session in a stateless service is MCP_204 (an error), and in modern mode
+    // MCP_214: no warning on top.
+    SessionKind => [MCP_WARNING_202, NoWarning, NoWarning],
+    OptSessionKind => [MCP_WARNING_204, MCP_WARNING_204, MCP_WARNING_203],
 );
 
 impl<T> ArgKind<T> {
     /// No warning in auto protocol mode.
-    pub fn in_auto_mode(&self) {}
+    pub fn in_auto_mode(&self) -> NoWarning {
+        NoWarning
+    }
+    /// No warning in auto protocol mode with stateless sessions.
+    pub fn in_auto_stateless_mode(&self) -> NoWarning {
+        NoWarning
+    }
     /// No warning in modern protocol mode.
-    pub fn in_modern_mode(&self) {}
-}
-
-impl SessionKind {
-    /// MCP_WARNING_202.
-    #[deprecated(
-        note = "MCP_WARNING_202: a required `mcp::HttpSession` parameter in auto protocol mode: modern requests have no session, so modern calls of this tool fail; use `Option<mcp::HttpSession>` or `protocol_mode = \"legacy\"`"
-    )]
-    pub fn in_auto_mode(&self) {}
-    /// Required sessions in modern mode are MCP_214 (an error), not a warning.
-    pub fn in_modern_mode(&self) {}
-}
-
-impl OptSessionKind {
-    /// MCP_WARNING_204.
-    #[deprecated(
-        note = "MCP_WARNING_204: an optional `mcp::HttpSession` parameter in auto protocol mode is `None` for modern requests: handle that case, then put `#[allow(deprecated)]` on the method"
-    )]
-    pub fn in_auto_mode(&self) {}
-    /// MCP_WARNING_203.
-    #[deprecated(
-        note = "MCP_WARNING_203: an `mcp::HttpSession` parameter in modern protocol mode is always `None`: modern requests have no session; remove the parameter"
-    )]
-    pub fn in_modern_mode(&self) {}
+    pub fn in_modern_mode(&self) -> NoWarning {
+        NoWarning
+    }
 }
 
 // ------------------------------------------------------------- advanced methods

@@ -129,12 +129,19 @@ macro_rules! specific_value {
 specific_value! {
     () => UnitValue,
     String => TextValue,
-    &'static str => TextValue,
     CallToolResult => RawValue,
     CallToolResponse => RawValue,
     InputRequiredResult => RawValue,
     Content => ContentValue,
     Vec<Content> => ContentValue,
+}
+
+// A borrowed string of any lifetime (`-> &str` from `&self`, `-> &'a str`).
+impl SpecificValue for &&Probe<&str> {
+    type Tag = TextValue;
+    fn value_tag(self) -> TextValue {
+        TextValue
+    }
 }
 
 /// `mcp::ToolOutput<T>`: the value, or an input-required result.
@@ -433,7 +440,8 @@ pub fn assert_structured<T: RequiredSchema>(_: &T) {}
 /// What `on_list_tools` may return: the rule of [MCP_212](crate::diagnostics::MCP_212).
 #[diagnostic::on_unimplemented(
     message = "MCP_212: `on_list_tools` cannot return `{Self}`",
-    label = "expected `mcp::ListToolsResult` or `Result<mcp::ListToolsResult, E>` with `E: Into<mcp::ServerError>`"
+    label = "expected `mcp::ListToolsResult` or `Result<mcp::ListToolsResult, E>` with `E: Into<mcp::ServerError>`",
+    note = "declare the return type; an error type must convert into `mcp::ServerError`, because an advanced method's error is the JSON-RPC error the client receives: map others with `.map_err(mcp::ServerError::client_message)` (the text is sent) or `.map_err(mcp::ServerError::internal)` (the error is logged) (basic tools differ: they log any `Display` error and answer a generic internal error)"
 )]
 pub trait ListToolsReturn {
     /// The result.
@@ -446,6 +454,7 @@ impl ListToolsReturn for ListToolsResult {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<E: Into<ServerError>> ListToolsReturn for Result<ListToolsResult, E> {
     fn into_list(self) -> Result<ListToolsResult, ServerError> {
         self.map_err(Into::into)
@@ -455,7 +464,8 @@ impl<E: Into<ServerError>> ListToolsReturn for Result<ListToolsResult, E> {
 /// What `on_call_tool` may return: the rule of [MCP_212](crate::diagnostics::MCP_212).
 #[diagnostic::on_unimplemented(
     message = "MCP_212: `on_call_tool` cannot return `{Self}`",
-    label = "expected `mcp::CallToolResult`, `mcp::CallToolResponse`, `mcp::InputRequiredResult`, or a `Result` of one with `E: Into<mcp::ServerError>`"
+    label = "expected `mcp::CallToolResult`, `mcp::CallToolResponse`, `mcp::InputRequiredResult`, or a `Result` of one with `E: Into<mcp::ServerError>`",
+    note = "declare the return type; an error type must convert into `mcp::ServerError`, because an advanced method's error is the JSON-RPC error the client receives: map others with `.map_err(mcp::ServerError::client_message)` (the text is sent) or `.map_err(mcp::ServerError::internal)` (the error is logged) (basic tools differ: they log any `Display` error and answer a generic internal error)"
 )]
 pub trait CallToolReturn {
     /// The response.
@@ -467,6 +477,7 @@ macro_rules! call_return {
         impl CallToolReturn for $ty {
             fn into_call(self) -> Result<CallToolResponse, ServerError> { Ok(self.into()) }
         }
+        #[diagnostic::do_not_recommend]
         impl<E: Into<ServerError>> CallToolReturn for Result<$ty, E> {
             fn into_call(self) -> Result<CallToolResponse, ServerError> {
                 self.map(Into::into).map_err(Into::into)

@@ -127,7 +127,13 @@ impl FormSchema {
 }
 
 /// A type whose values are a form's answer; `#[derive(mcp::Form)]` implements it, with the
-/// form schema generated at compile time.
+/// form schema generated at compile time. Naming a type without it where a form is expected
+/// ([`form_of`]) is [MCP_220](crate::diagnostics::MCP_220).
+#[diagnostic::on_unimplemented(
+    message = "MCP_220: `{Self}` is not a form type: it has no `#[derive(mcp::Form)]`",
+    label = "not a form type",
+    note = "add `#[derive(mcp::Form)]` (with `serde::Deserialize`) to `{Self}`: a struct with named fields whose types are form fields, or a fieldless enum; or pass a `mcp::FormSchema` value"
+)]
 pub trait Form {
     /// The form schema.
     fn form_schema() -> FormSchema;

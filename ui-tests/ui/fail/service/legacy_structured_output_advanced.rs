@@ -9,7 +9,7 @@ impl Echo {
     }
 
     pub fn on_call_tool(&self, _params: CallToolParams) -> Result<CallToolResult, ServerError> {
-        Err(ServerError::new("none"))
+        Err(ServerError::client_message("none"))
     }
 }
 

@@ -446,3 +446,36 @@ async fn preflights_pass_authentication_and_refusals_carry_cors() {
     assert_eq!(header(&r, "access-control-allow-origin"), PAGE);
     assert!(list(header(&r, "access-control-expose-headers")).contains(&"www-authenticate".into()));
 }
+
+#[tokio::test]
+async fn the_public_metadata_document_is_not_host_checked() {
+    use mcp::auth::{AuthorizationServer, OAuthConfig};
+    let oauth = OAuthConfig::new("https://mcp.example.com/mcp").authorization_server(
+        AuthorizationServer::jwt(
+            "https://login.example.com",
+            "https://login.example.com/jwks",
+        ),
+    );
+    let server =
+        mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1")).oauth(oauth);
+    let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(listener.serve_with_shutdown("/mcp", server, std::future::pending()));
+    // The document is public and readable from any origin (CORS `*`): a rebound name
+    // learns nothing it could not read anyway.
+    let metadata = "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\n\
+                    Host: evil.example\r\nConnection: close\r\n\r\n";
+    let (status, head, body) = raw_exchange(addr, metadata.as_bytes()).await;
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("access-control-allow-origin: *")
+    );
+    // The MCP route refuses the name before authentication (no 401 challenge).
+    assert_refused(
+        raw_exchange(addr, &modern(Some("evil.example"))).await,
+        "Invalid Host: evil.example",
+    );
+}

@@ -266,6 +266,13 @@ fn allowed_hosts_are_checked_when_the_service_is_built() {
         let message = built.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("allowed host"), "{bad:?}: {message}");
     }
+    let star = mcp::Server::advanced(
+        TestService::default(),
+        ServiceConfig::new("t", "1").allowed_hosts(["*"]),
+    )
+    .build();
+    let message = star.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("host_validation(false)"), "{message}");
 }
 
 // ----------------------------------------------------------------------------- CORS

@@ -334,6 +334,11 @@ impl ServiceConfig {
             return Err(Error::Config("the server name is empty".into()));
         }
         for host in &self.allowed_hosts {
+            if host == "*" {
+                return Err(Error::Config(
+                    "allowed host \"*\": to accept any Host, use host_validation(false)".into(),
+                ));
+            }
             if !crate::transport::is_host_pattern(host) {
                 return Err(Error::Config(format!(
                     "allowed host {host:?} is not a host name, an address or host:port (IPv6 in brackets)"

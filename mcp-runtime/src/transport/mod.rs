@@ -603,7 +603,6 @@ pub(crate) fn insufficient_scope(e: &InsufficientScopeError) -> Response {
 }
 
 /// A transport error (JSON-RPC `-32000` body) with `status`, for other layers.
-#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
 pub(crate) fn plain_error(status: StatusCode, message: &str) -> Response {
     transport_error(status, message, None)
 }

@@ -9,15 +9,18 @@
 //! plus the names a service lists; both checks answer `403` with a JSON-RPC `-32000` body
 //! before authentication, before the body is read, on every method of both eras.
 
+use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
 use axum::response::Response;
+use futures_util::future::{Either, Ready, ready};
 use http::uri::Authority;
-use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower::{Layer, Service};
+use tower_http::cors::{AllowOrigin, Cors, CorsLayer, ResponseFuture as CorsFuture};
 
 use crate::dispatch::{ProtocolMode, ServiceConfig};
 
@@ -72,7 +75,9 @@ const EXPOSED_HEADERS: [&str; 3] = ["mcp-session-id", "mcp-protocol-version", "w
 /// The longest `Host` value echoed in an error message.
 const ECHO_LIMIT: usize = 200;
 
-/// The checked `Host` and `Origin` rules of one service.
+/// The first layer of the MCP route: `Host`, then `Origin` (a refused request goes no
+/// further), then the CORS policy for browser requests (an `Origin` header) and `OPTIONS`;
+/// other clients' requests skip the CORS work.
 #[derive(Clone)]
 pub(crate) struct Gate(Arc<Rules>);
 
@@ -80,6 +85,7 @@ struct Rules {
     hosts_checked: bool,
     listed_hosts: Vec<(String, Option<u16>)>,
     origins: Vec<String>,
+    cors: CorsLayer,
 }
 
 impl Gate {
@@ -92,31 +98,76 @@ impl Gate {
                 .filter_map(|h| split_host(h))
                 .collect(),
             origins: config.allowed_origins.clone(),
+            cors: cors_policy(config),
         }))
     }
 }
 
-/// The gate's middleware: `Host`, then `Origin`; a refused request goes no further.
-pub(crate) async fn gate_layer(
-    State(Gate(rules)): State<Gate>,
-    request: Request<Body>,
-    next: axum::middleware::Next,
-) -> Response {
-    if let Err(message) = check_host(&rules, &request) {
-        tracing::debug!(%message, "refusing a request for a host that is not allowed");
-        return super::plain_error(StatusCode::FORBIDDEN, &message);
+impl<S> Layer<S> for Gate {
+    type Service = GateService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        GateService {
+            rules: Arc::clone(&self.0),
+            inner,
+        }
     }
-    if let Some(origin) = refused_origin(&rules.origins, request.headers()) {
-        tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
-        return super::plain_error(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
+}
+
+/// The service of [`Gate`]; cheap to clone (axum clones it for every request).
+#[derive(Clone)]
+pub(crate) struct GateService<S> {
+    rules: Arc<Rules>,
+    inner: S,
+}
+
+/// What [`GateService`] answers with: a refusal, the CORS-wrapped or the plain route.
+type GateFuture<F> = Either<Ready<Result<Response, Infallible>>, Either<CorsFuture<F>, F>>;
+
+impl<S> Service<Request<Body>> for GateService<S>
+where
+    S: Service<Request<Body>, Response = Response, Error = Infallible> + Clone,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = GateFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
     }
-    next.run(request).await
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let rules = &self.rules;
+        if let Err(message) = check_host(rules, &request) {
+            tracing::debug!(%message, "refusing a request for a host that is not allowed");
+            return Either::Left(ready(Ok(super::plain_error(
+                StatusCode::FORBIDDEN,
+                &message,
+            ))));
+        }
+        if let Some(origin) = refused_origin(&rules.origins, request.headers()) {
+            tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
+            return Either::Left(ready(Ok(super::plain_error(
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin not allowed",
+            ))));
+        }
+        if request.method() == Method::OPTIONS || request.headers().contains_key(header::ORIGIN) {
+            // The clone of a ready service is not ready: swap so that the ready one serves.
+            let spare = self.inner.clone();
+            let ready_inner = std::mem::replace(&mut self.inner, spare);
+            let mut cors: Cors<S> = rules.cors.layer(ready_inner);
+            Either::Right(Either::Left(cors.call(request)))
+        } else {
+            Either::Right(Either::Right(self.inner.call(request)))
+        }
+    }
 }
 
 /// The CORS policy of a service: its allowed origins (the same list as the Origin check,
 /// which refuses all others first), the methods its era serves, the MCP request headers,
 /// and the response headers a page needs to read.
-pub(crate) fn cors_layer(config: &ServiceConfig) -> CorsLayer {
+fn cors_policy(config: &ServiceConfig) -> CorsLayer {
     let methods = if config.get_protocol_mode() == ProtocolMode::Modern {
         vec![Method::POST]
     } else {
@@ -326,6 +377,7 @@ mod tests {
             hosts_checked: checked,
             listed_hosts: listed.iter().filter_map(|h| split_host(h)).collect(),
             origins: Vec::new(),
+            cors: CorsLayer::new(),
         }
     }
 

@@ -68,7 +68,6 @@ pub const MAX_BATCH: usize = 100;
 /// [`ServiceConfig::allowed_hosts`](crate::ServiceConfig::allowed_hosts).
 pub fn router(path: &str, server: Server) -> Router {
     let endpoint_state = Endpoint(Arc::new(server.clone()));
-    let config = server.config();
     #[allow(unused_mut)]
     let mut mcp = Router::new().route(path, axum::routing::any(endpoint));
     #[cfg(feature = "oauth")]
@@ -80,11 +79,7 @@ pub fn router(path: &str, server: Server) -> Router {
     }
     #[allow(unused_mut)]
     let mut app = mcp
-        .route_layer(gate::cors_layer(config))
-        .route_layer(axum::middleware::from_fn_with_state(
-            gate::Gate::new(config),
-            gate::gate_layer,
-        ))
+        .route_layer(gate::Gate::new(server.config()))
         .with_state(endpoint_state);
     #[cfg(feature = "oauth")]
     if let Some(guard) = server.guard() {

@@ -237,6 +237,10 @@ fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
         return Err("Missing Host header".into());
     }
     for raw in values {
+        if raw.is_empty() {
+            // As the TypeScript SDK words it: an empty `Host` is a missing one.
+            return Err("Missing Host header".into());
+        }
         let shown = || {
             let text = String::from_utf8_lossy(raw);
             text.chars().take(ECHO_LIMIT).collect::<String>()
@@ -402,6 +406,7 @@ mod tests {
         assert_eq!(refused(Some("localhost")), "Invalid Host: localhost");
         assert_eq!(refused(Some("a@b")), "Invalid Host header: a@b");
         assert_eq!(refused(None), "Missing Host header");
+        assert_eq!(refused(Some("")), "Missing Host header");
         // Other binds check nothing by default; an absent address is not loopback either.
         assert_eq!(
             check_host(&r, &request(Some("evil"), Some("0.0.0.0:3000"))),

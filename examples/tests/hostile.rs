@@ -12,11 +12,11 @@
 //!   which must see no failure.
 //!
 //! Themes, one `#[tokio::test]` each: malformed JSON-RPC, body limits, batches, methods and
-//! params, headers (injection, sizes, version cross-checks, Origin), legacy sessions,
-//! request state, OAuth tokens, and identity binding (request state under listener
-//! authentication, identities that differ only in a separator character on the in-memory
-//! and the Redis store, tokens that name nobody, `crit` and private JWT header members,
-//! scopes split on spaces only).
+//! params, headers (injection, sizes, version cross-checks, Origin), Host and CORS (DNS
+//! rebinding, preflights), legacy sessions, request state, OAuth tokens, and identity
+//! binding (request state under listener authentication, identities that differ only in a
+//! separator character on the in-memory and the Redis store, tokens that name nobody,
+//! `crit` and private JWT header members, scopes split on spaces only).
 //!
 //! Adding a case: add one line to the theme's table,
 //! `case("what it is", &server, request, Expect::Rpc(400, -32600))`. Build the request with
@@ -220,6 +220,10 @@ struct Http {
     body: Vec<u8>,
 }
 
+/// A raw request's own `Host` line: replaced by the attacked server's address when sent,
+/// so that it passes the loopback listener's `Host` check.
+const BOUND_HOST: &[u8] = b"Host: {bound}\r\n";
+
 /// How a case reaches the server.
 #[derive(Clone, Debug)]
 enum Wire {
@@ -292,12 +296,16 @@ impl Http {
         }
     }
 
+    /// The request's bytes: its own `Host` line names the attacked server
+    /// ([`BOUND_HOST`], filled in when sent) unless `extra` has one.
     fn render(&self, extra: &[&[u8]]) -> Vec<u8> {
-        let mut out = format!(
-            "{} {} HTTP/1.1\r\nHost: 127.0.0.1\r\n",
-            self.method, self.path
-        )
-        .into_bytes();
+        let mut out = format!("{} {} HTTP/1.1\r\n", self.method, self.path).into_bytes();
+        if !extra
+            .iter()
+            .any(|line| line.to_ascii_lowercase().starts_with(b"host:"))
+        {
+            out.extend_from_slice(BOUND_HOST);
+        }
         for (name, value) in &self.headers {
             out.extend_from_slice(name.as_bytes());
             out.extend_from_slice(b": ");
@@ -451,6 +459,9 @@ enum Expect {
     OAuth(u16, &'static str),
     /// Refused by the HTTP layer before the service runs: this status, no JSON-RPC body.
     Hyper(u16),
+    /// A CORS preflight answered before the service: HTTP 200, no body, and
+    /// `Access-Control-Allow-Origin` with this value (`None`: absent).
+    Preflight(Option<&'static str>),
 }
 
 /// One entry of a theme's table: what it is, where it goes, what it sends, what must come
@@ -547,6 +558,19 @@ fn check(label: &str, expect: Expect, got: &Outcome) {
             got.excerpt(),
             got.head
         ),
+        Expect::Preflight(origin) => {
+            let allowed = got.head.lines().find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("access-control-allow-origin")
+                    .then(|| value.trim())
+            });
+            assert!(
+                got.status == 200 && got.body.is_empty() && allowed == origin,
+                "{label}: expected a preflight answer allowing {origin:?}, got {} {}",
+                got.excerpt(),
+                got.head
+            );
+        }
     }
 }
 
@@ -676,6 +700,23 @@ async fn send_http(http: &reqwest::Client, addr: SocketAddr, req: &Http) -> Outc
 
 async fn send_raw(addr: SocketAddr, bytes: &[u8], eof: bool) -> Outcome {
     const PATIENCE: Duration = Duration::from_secs(20);
+    let filled;
+    let bytes = match bytes
+        .windows(BOUND_HOST.len())
+        .position(|w| w == BOUND_HOST)
+    {
+        Some(at) => {
+            let host = format!("Host: {addr}\r\n");
+            filled = [
+                &bytes[..at],
+                host.as_bytes(),
+                &bytes[at + BOUND_HOST.len()..],
+            ]
+            .concat();
+            &filled[..]
+        }
+        None => bytes,
+    };
     let stream = TcpStream::connect(addr).await.expect("connect");
     let (mut rd, mut wr) = stream.into_split();
     let answered = AtomicBool::new(false);
@@ -2095,6 +2136,304 @@ async fn headers() {
         ),
     ];
     run("headers", &[m, lo], cases).await;
+}
+
+/// DNS rebinding and browser pages (issue 18, items 5 and 6): the loopback listener
+/// accepts only `localhost` and loopback addresses with its bound port as `Host` (plus the
+/// listed names; not at all with the check off), on every method of both eras, before the
+/// Origin check, CORS, authentication and parsing; CORS preflights from the allowed origin
+/// are answered before authentication, and foreign origins are refused first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_and_cors() {
+    let main = Srv::new(serve(target()).await, Eras::Both);
+    let listed = target().configure(|c| c.allowed_hosts(["mcp.example.com", "gateway.local:8443"]));
+    let listed = Srv::new(serve(listed).await, Eras::Both);
+    let open = Srv::new(
+        serve(target().configure(|c| c.host_validation(false))).await,
+        Eras::Both,
+    );
+    let users = [("ada", "lovelace")];
+    let guarded = Srv {
+        auth: Some(basic("ada", "lovelace")),
+        ..Srv::new(
+            serve(target().listener_auth([ListenerAuth::basic(users)])).await,
+            Eras::Both,
+        )
+    };
+    let (m, l, o, g) = (&main, &listed, &open, &guarded);
+    let port = m.addr.port();
+    let list = || modern("tools/list", json!({}));
+    let legacy_list = || legacy_call("tools/list", json!({}));
+    let stream = || post("").method("GET").with("Accept", "text/event-stream");
+    let delete = || post("").method("DELETE").with("Mcp-Session-Id", "0123");
+    let host = |req: Http, value: &str| req.raw(&[format!("Host: {value}").as_bytes()]);
+    let at = |srv: &Srv, value: &str| {
+        host(
+            list(),
+            &value.replace("{port}", &srv.addr.port().to_string()),
+        )
+    };
+    let without_host = |req: Http| match req.raw(&[]) {
+        Wire::Raw { bytes, eof } => {
+            let at = bytes
+                .windows(BOUND_HOST.len())
+                .position(|w| w == BOUND_HOST)
+                .expect("the request's own Host line");
+            let bytes = [&bytes[..at], &bytes[at + BOUND_HOST.len()..]].concat();
+            Wire::Raw { bytes, eof }
+        }
+        other => other,
+    };
+    let preflight = |origin: &str, method: &str| {
+        post("")
+            .method("OPTIONS")
+            .without("Content-Type")
+            .without("Accept")
+            .with("Origin", origin)
+            .with("Access-Control-Request-Method", method)
+            .with(
+                "Access-Control-Request-Headers",
+                "content-type,mcp-protocol-version,mcp-method,mcp-name,mcp-session-id,authorization",
+            )
+    };
+    let evil = "evil.example";
+    let forbidden = Expect::Rpc(403, -32000);
+    let cases = vec![
+        // a foreign Host (a rebound DNS name) on every method of both eras
+        case(
+            "modern POST for a foreign Host",
+            m,
+            host(list(), evil),
+            forbidden,
+        ),
+        case(
+            "legacy POST for a foreign Host",
+            m,
+            host(legacy_list(), evil),
+            forbidden,
+        ),
+        case(
+            "GET stream for a foreign Host",
+            m,
+            host(stream(), evil),
+            forbidden,
+        ),
+        case(
+            "DELETE for a foreign Host",
+            m,
+            host(delete(), evil),
+            forbidden,
+        ),
+        case(
+            "a preflight for a foreign Host",
+            m,
+            host(preflight(ORIGIN, "POST"), evil),
+            forbidden,
+        ),
+        case(
+            "a foreign Host with the allowed Origin",
+            m,
+            host(list().with("Origin", ORIGIN), evil),
+            forbidden,
+        ),
+        case(
+            "a foreign Host with an unreadable body",
+            m,
+            host(post("{"), evil),
+            forbidden,
+        ),
+        case(
+            "a foreign Host on a protected service, without credentials",
+            g,
+            host(list(), evil),
+            forbidden,
+        ),
+        // local names with the wrong port, or not quite local
+        case(
+            "localhost with another port",
+            m,
+            host(
+                list(),
+                &format!("localhost:{}", port.wrapping_add(1).max(1)),
+            ),
+            forbidden,
+        ),
+        case(
+            "127.0.0.1 without a port",
+            m,
+            host(list(), "127.0.0.1"),
+            forbidden,
+        ),
+        case(
+            "localhost. (trailing dot)",
+            m,
+            at(m, "localhost.:{port}"),
+            forbidden,
+        ),
+        case(
+            "a subdomain of localhost",
+            m,
+            at(m, "evil.localhost:{port}"),
+            forbidden,
+        ),
+        case("0.0.0.0", m, at(m, "0.0.0.0:{port}"), forbidden),
+        case("127.1 (short form)", m, at(m, "127.1:{port}"), forbidden),
+        case(
+            "user info in Host",
+            m,
+            at(m, "user@127.0.0.1:{port}"),
+            forbidden,
+        ),
+        case("an unbracketed IPv6 address", m, at(m, "::1"), forbidden),
+        case("an empty Host", m, host(list(), ""), forbidden),
+        case("no Host (HTTP/1.1)", m, without_host(list()), forbidden),
+        case(
+            "a second, foreign Host line",
+            m,
+            list().raw(&[
+                format!("Host: 127.0.0.1:{port}").as_bytes(),
+                b"Host: evil.example",
+            ]),
+            forbidden,
+        ),
+        case(
+            "an absolute-form target naming a foreign host",
+            m,
+            list().path("http://evil.example/mcp").raw(&[]),
+            forbidden,
+        ),
+        // local names with the bound port
+        case(
+            "localhost with the bound port",
+            m,
+            at(m, "localhost:{port}"),
+            Expect::Ok,
+        ),
+        case(
+            "legacy POST to localhost",
+            m,
+            host(legacy_list(), &format!("localhost:{port}")),
+            Expect::Ok,
+        ),
+        case(
+            "LOCALHOST in upper case",
+            m,
+            at(m, "LOCALHOST:{port}"),
+            Expect::Ok,
+        ),
+        case("the IPv6 loopback", m, at(m, "[::1]:{port}"), Expect::Ok),
+        case(
+            "another 127/8 address",
+            m,
+            at(m, "127.0.0.2:{port}"),
+            Expect::Ok,
+        ),
+        case(
+            "an IPv4-mapped loopback",
+            m,
+            at(m, "[::ffff:127.0.0.1]:{port}"),
+            Expect::Ok,
+        ),
+        // the allowlist and the off switch
+        case(
+            "a listed name",
+            l,
+            host(list(), "mcp.example.com"),
+            Expect::Ok,
+        ),
+        case(
+            "a listed name with any port",
+            l,
+            host(list(), "MCP.example.com:9999"),
+            Expect::Ok,
+        ),
+        case(
+            "a listed host:port",
+            l,
+            host(list(), "gateway.local:8443"),
+            Expect::Ok,
+        ),
+        case(
+            "a listed host with another port",
+            l,
+            host(list(), "gateway.local:8444"),
+            forbidden,
+        ),
+        case(
+            "localhost beside the list",
+            l,
+            at(l, "localhost:{port}"),
+            Expect::Ok,
+        ),
+        case(
+            "a foreign Host beside the list",
+            l,
+            host(list(), evil),
+            forbidden,
+        ),
+        case(
+            "a foreign Host with the check off",
+            o,
+            host(list(), evil),
+            Expect::Ok,
+        ),
+        case(
+            "no Host with the check off",
+            o,
+            without_host(list()),
+            Expect::Ok,
+        ),
+        // CORS
+        case(
+            "a preflight for POST from the allowed origin",
+            m,
+            preflight(ORIGIN, "POST"),
+            Expect::Preflight(Some(ORIGIN)),
+        ),
+        case(
+            "a preflight for GET from the allowed origin",
+            m,
+            preflight(ORIGIN, "GET"),
+            Expect::Preflight(Some(ORIGIN)),
+        ),
+        case(
+            "a preflight for DELETE from the allowed origin",
+            m,
+            preflight(ORIGIN, "DELETE"),
+            Expect::Preflight(Some(ORIGIN)),
+        ),
+        case(
+            "a preflight without credentials on a protected service",
+            g,
+            preflight(ORIGIN, "POST"),
+            Expect::Preflight(Some(ORIGIN)),
+        ),
+        case(
+            "a preflight from a foreign origin",
+            m,
+            preflight("https://evil.example.com", "POST"),
+            forbidden,
+        ),
+        case(
+            "a preflight from the null origin",
+            m,
+            preflight("null", "POST"),
+            forbidden,
+        ),
+        case(
+            "OPTIONS without Origin or a requested method",
+            m,
+            post("").method("OPTIONS"),
+            Expect::Preflight(None),
+        ),
+        case(
+            "a POST from the allowed origin",
+            m,
+            list().with("Origin", ORIGIN),
+            Expect::Ok,
+        ),
+    ];
+    run("host and CORS", &[m, l, o, g], cases).await;
 }
 
 /// A legacy `initialize` on `addr` (with `auth`); the issued session id.

@@ -98,6 +98,9 @@ pub struct ServiceConfig {
     pub(crate) session_mode: SessionMode,
     pub(crate) cache_hints: CacheHints,
     pub(crate) allowed_origins: Vec<String>,
+    pub(crate) allow_credentials: bool,
+    pub(crate) allowed_hosts: Vec<String>,
+    pub(crate) host_validation: bool,
     pub(crate) max_body_bytes: usize,
     pub(crate) session_limits: SessionLimits,
     pub(crate) request_state_keys: SecretKeys,
@@ -119,6 +122,9 @@ impl ServiceConfig {
             session_mode: SessionMode::Auto,
             cache_hints: CacheHints::default(),
             allowed_origins: Vec::new(),
+            allow_credentials: false,
+            allowed_hosts: Vec::new(),
+            host_validation: true,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             session_limits: SessionLimits::default(),
             request_state_keys: SecretKeys::default(),
@@ -187,15 +193,57 @@ impl ServiceConfig {
         self
     }
 
-    /// Sets the browser origins allowed to call the service (`"*"` allows any). Requests
-    /// without an `Origin` header are always accepted; others from unlisted origins get
-    /// `403`.
+    /// Sets the browser origins allowed to call the service (`"*"` allows any): the seed's
+    /// `httpConfig.cors.allowOrigins`, both the Origin allowlist and the CORS policy.
+    /// Requests without an `Origin` header are always accepted; others from unlisted origins
+    /// get `403` before anything else runs. Listed origins get CORS answers: preflights for
+    /// `POST`, `GET` and `DELETE` with the MCP request headers, and responses exposing
+    /// `Mcp-Session-Id`, `MCP-Protocol-Version` and `WWW-Authenticate`.
     pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether CORS answers carry `Access-Control-Allow-Credentials: true` (the seed's
+    /// `httpConfig.cors.allowCredentials`), so a page may send cookies or HTTP
+    /// authentication along. Default `false`. With `"*"` among the allowed origins, the
+    /// request's origin is echoed instead of `*`, which browsers refuse with credentials.
+    pub fn allow_credentials(mut self, allow: bool) -> Self {
+        self.allow_credentials = allow;
+        self
+    }
+
+    /// Adds `Host` values the service accepts (DNS-rebinding protection): a host name or
+    /// address (`"mcp.example.com"`, `"192.168.1.20"`, `"[::1]"`), which then matches with
+    /// any port, or a `host:port` that matches only that port. Compared case-insensitively.
+    ///
+    /// A service served by a [`StreamableHttpListener`](crate::StreamableHttpListener)
+    /// bound to a loopback address accepts, by default, only `localhost` and loopback
+    /// addresses with the bound port; the names listed here are accepted as well. On any
+    /// other address no `Host` is checked unless names are listed here, and then only the
+    /// listed ones pass. Any other `Host` gets `403` before anything else runs.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_hosts = hosts
+            .into_iter()
+            .map(|h| h.into().to_ascii_lowercase())
+            .collect();
+        self
+    }
+
+    /// Turns `Host` validation on or off (default on). Turn it off behind a reverse proxy
+    /// that forwards requests to a loopback listener with the public host name and checks
+    /// `Host` itself; or list the public names with [`allowed_hosts`](Self::allowed_hosts)
+    /// instead.
+    pub fn host_validation(mut self, enabled: bool) -> Self {
+        self.host_validation = enabled;
         self
     }
 
@@ -303,6 +351,18 @@ impl ServiceConfig {
         }
         if self.info.name.trim().is_empty() {
             return Err(Error::Config("the server name is empty".into()));
+        }
+        for host in &self.allowed_hosts {
+            if host == "*" {
+                return Err(Error::Config(
+                    "allowed host \"*\": to accept any Host, use host_validation(false)".into(),
+                ));
+            }
+            if !crate::transport::is_host_pattern(host) {
+                return Err(Error::Config(format!(
+                    "allowed host {host:?} is not a host name, an address or host:port (IPv6 in brackets)"
+                )));
+            }
         }
         for origin in &self.allowed_origins {
             if origin != "*" && !origin.contains("://") {

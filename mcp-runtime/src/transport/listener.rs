@@ -146,7 +146,8 @@ impl StreamableHttpListener {
     }
 
     /// Serves any axum router (one built with [`router`](super::router) and other routes, or
-    /// [`VirtualHosts`](super::VirtualHosts)) with this listener's limits until `signal`
+    /// [`VirtualHosts`](super::VirtualHosts)) with this listener's limits, every request
+    /// carrying the bound address as a [`BoundAddr`](super::BoundAddr), until `signal`
     /// completes, then stops accepting, lets in-flight requests finish (for at most the
     /// drain timeout) and returns. Close the servers' standalone streams
     /// ([`Server::close_streams`](crate::Server::close_streams)) in `signal`, or they hold
@@ -172,6 +173,10 @@ impl StreamableHttpListener {
             .timer(TokioTimer::new())
             .max_concurrent_streams(H2_MAX_CONCURRENT_STREAMS);
         let builder = Arc::new(builder);
+        // The MCP routes' `Host` check reads the bound address (loopback or not, the port).
+        let app = app.layer(axum::Extension(super::BoundAddr(
+            self.listener.local_addr()?,
+        )));
         // Every connection task holds a receiver: `true` asks it to finish gracefully, and
         // `closed()` on the sender completes once all of them are gone.
         let (shutdown, watch) = watch::channel(false);

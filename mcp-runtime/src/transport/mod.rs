@@ -1,8 +1,9 @@
 //! The Streamable HTTP transport on axum: one endpoint answering POST (requests and
-//! notifications of both eras), GET and DELETE, with Origin validation before anything else
-//! runs and a cap on request bodies.
+//! notifications of both eras), GET and DELETE, with Host and Origin validation before
+//! anything else runs, CORS for browser pages, and a cap on request bodies.
 
 pub(crate) mod classify;
+mod gate;
 mod listener;
 mod session;
 mod shim;
@@ -20,6 +21,8 @@ use futures_util::future::join_all;
 use http_body_util::{BodyExt as _, Limited};
 use serde_json::Value;
 
+pub use gate::BoundAddr;
+pub(crate) use gate::{ListedHost, is_host_pattern};
 pub use listener::{StreamableHttpListener, shutdown_signal};
 #[cfg(feature = "oauth")]
 pub(crate) use session::ListenerOwner;
@@ -55,9 +58,15 @@ pub const MAX_BATCH: usize = 100;
 ///     .merge(mcp::transport::router("/mcp", server));
 /// ```
 ///
-/// The MCP route runs, in this order: the Origin check, then (on protected services) the
-/// authentication layer, then the MCP handler. A protected service's metadata document is
-/// served beside it without authentication.
+/// The MCP route runs, in this order: the `Host` check, the `Origin` check, CORS (a
+/// preflight is answered here), then (on protected services) the authentication layer,
+/// then the MCP handler. A protected service's metadata document is served beside it
+/// without authentication, `Host` or `Origin` checks (it is public, with CORS `*`).
+///
+/// The `Host` check's default needs the address the server is bound to, which this
+/// router does not know: [`StreamableHttpListener`] supplies it; when you serve the router
+/// yourself, add a [`BoundAddr`] extension or list the accepted names with
+/// [`ServiceConfig::allowed_hosts`](crate::ServiceConfig::allowed_hosts).
 pub fn router(path: &str, server: Server) -> Router {
     let endpoint_state = Endpoint(Arc::new(server.clone()));
     #[allow(unused_mut)]
@@ -71,10 +80,7 @@ pub fn router(path: &str, server: Server) -> Router {
     }
     #[allow(unused_mut)]
     let mut app = mcp
-        .route_layer(axum::middleware::from_fn_with_state(
-            endpoint_state.clone(),
-            origin_layer,
-        ))
+        .route_layer(gate::Gate::new(server.config()))
         .with_state(endpoint_state);
     #[cfg(feature = "oauth")]
     if let Some(guard) = server.guard() {
@@ -85,19 +91,6 @@ pub fn router(path: &str, server: Server) -> Router {
 
 #[derive(Clone)]
 struct Endpoint(Arc<Server>);
-
-/// The first step of the MCP route: a request from a foreign `Origin` is refused (403)
-/// before authentication or anything else runs.
-async fn origin_layer(
-    State(Endpoint(server)): State<Endpoint>,
-    request: Request<Body>,
-    next: axum::middleware::Next,
-) -> Response {
-    if let Err(response) = check_origin(&server, request.headers()) {
-        return response;
-    }
-    next.run(request).await
-}
 
 /// Marks a 403 answer to a caller that lacks scopes; the OAuth layer turns it into an
 /// `insufficient_scope` challenge naming these scopes.
@@ -128,32 +121,6 @@ async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Bod
                 "Method not allowed.",
                 Some(allow),
             )
-        }
-    }
-}
-
-/// Origin validation: no `Origin` → accepted; listed or `*` → accepted; otherwise 403.
-/// Every `Origin` header must pass (a browser sends one; a second one is not a way around
-/// the check).
-#[allow(clippy::result_large_err)]
-fn check_origin(server: &Server, headers: &HeaderMap) -> Result<(), Response> {
-    let allowed = &server.config().allowed_origins;
-    let refused = headers.get_all(header::ORIGIN).iter().find(|origin| {
-        !origin.to_str().is_ok_and(|o| {
-            allowed
-                .iter()
-                .any(|a| a == "*" || a.eq_ignore_ascii_case(o))
-        })
-    });
-    match refused {
-        None => Ok(()),
-        Some(origin) => {
-            tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
-            Err(transport_error(
-                StatusCode::FORBIDDEN,
-                "Forbidden: Origin not allowed",
-                None,
-            ))
         }
     }
 }
@@ -632,7 +599,6 @@ pub(crate) fn insufficient_scope(e: &InsufficientScopeError) -> Response {
 }
 
 /// A transport error (JSON-RPC `-32000` body) with `status`, for other layers.
-#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
 pub(crate) fn plain_error(status: StatusCode, message: &str) -> Response {
     transport_error(status, message, None)
 }

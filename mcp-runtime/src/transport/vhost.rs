@@ -47,7 +47,8 @@ impl VirtualHosts {
     }
 
     /// Serves `router` for requests to `host` (a host name, compared case-insensitively and
-    /// without the port).
+    /// without the port). Requests routed this way pass the services' `Host` check (the
+    /// application chose the name); those of the fallback do not.
     pub fn host(mut self, host: &str, router: Router) -> Self {
         self.hosts.push((host.to_ascii_lowercase(), router));
         self
@@ -61,15 +62,18 @@ impl VirtualHosts {
 
     /// One router dispatching by host.
     pub fn into_router(self) -> Router {
-        Router::new().fallback(move |request: Request<Body>| {
-            let chosen = host_of(request.headers(), request.uri())
-                .and_then(|h| {
-                    self.hosts
-                        .iter()
-                        .find(|(name, _)| *name == h)
-                        .map(|(_, r)| r.clone())
-                })
-                .or_else(|| self.fallback.clone());
+        Router::new().fallback(move |mut request: Request<Body>| {
+            let listed = host_of(request.headers(), request.uri()).and_then(|h| {
+                self.hosts
+                    .iter()
+                    .find(|(name, _)| *name == h)
+                    .map(|(_, r)| r.clone())
+            });
+            if listed.is_some() {
+                // A host the application listed passes the services' `Host` check.
+                request.extensions_mut().insert(super::ListedHost);
+            }
+            let chosen = listed.or_else(|| self.fallback.clone());
             async move {
                 match chosen {
                     Some(router) => match router.oneshot(request).await {

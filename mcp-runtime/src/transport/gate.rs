@@ -1,0 +1,466 @@
+//! The first steps of the MCP route: `Host` validation (DNS-rebinding protection), `Origin`
+//! validation, and the CORS policy built from the same origin list.
+//!
+//! A page on an attacker's site whose name is made to resolve to 127.0.0.1 (DNS rebinding)
+//! reaches a loopback server as a same-origin request: browsers send no `Origin` on
+//! same-origin `GET`s, and the `Host` header names the attacker's site. So a server bound
+//! to a loopback address accepts only `localhost` and loopback addresses with the bound
+//! port as `Host` (like the TypeScript SDK's `localhostHostValidation`, but port-aware),
+//! plus the names a service lists; both checks answer `403` with a JSON-RPC `-32000` body
+//! before authentication, before the body is read, on every method of both eras.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
+use axum::response::Response;
+use futures_util::future::{Either, Ready, ready};
+use http::uri::Authority;
+use tower::{Layer, Service};
+use tower_http::cors::{AllowOrigin, Cors, CorsLayer, ResponseFuture as CorsFuture};
+
+use crate::dispatch::{ProtocolMode, ServiceConfig};
+
+/// The address a listener is bound to, attached to every request it serves (a request
+/// extension) so that the MCP route knows whether to apply the loopback `Host` rules and
+/// which port they expect.
+///
+/// [`StreamableHttpListener`](super::StreamableHttpListener) adds it by itself. When you
+/// serve a [`router`](super::router) with something else (`axum::serve`, your own hyper
+/// loop), add it yourself to get the same default, or list the accepted names with
+/// [`ServiceConfig::allowed_hosts`]; without either, no `Host` is checked.
+///
+/// ```
+/// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
+/// # struct Svc;
+/// # impl AdvancedService for Svc {
+/// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
+/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+/// # }
+/// # async fn run() -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
+/// let bound = mcp::transport::BoundAddr(listener.local_addr()?);
+/// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0")).build().unwrap();
+/// let app = mcp::transport::router("/mcp", server).layer(axum::Extension(bound));
+/// # let _ = app;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoundAddr(pub SocketAddr);
+
+/// Marks a request that [`VirtualHosts`](super::VirtualHosts) routed by one of its listed
+/// host names: the host was chosen by the application, so it passes the `Host` check.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ListedHost;
+
+/// The request headers both eras use, allowed in preflights.
+const REQUEST_HEADERS: [&str; 8] = [
+    "content-type",
+    "accept",
+    "authorization",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+];
+
+/// The response headers a page may read.
+const EXPOSED_HEADERS: [&str; 3] = ["mcp-session-id", "mcp-protocol-version", "www-authenticate"];
+
+/// The longest `Host` value echoed in an error message.
+const ECHO_LIMIT: usize = 200;
+
+/// The first layer of the MCP route: `Host`, then `Origin` (a refused request goes no
+/// further), then the CORS policy for browser requests (an `Origin` header) and `OPTIONS`;
+/// other clients' requests skip the CORS work.
+#[derive(Clone)]
+pub(crate) struct Gate(Arc<Rules>);
+
+struct Rules {
+    hosts_checked: bool,
+    listed_hosts: Vec<(String, Option<u16>)>,
+    origins: Vec<String>,
+    cors: CorsLayer,
+}
+
+impl Gate {
+    pub(crate) fn new(config: &ServiceConfig) -> Self {
+        Self(Arc::new(Rules {
+            hosts_checked: config.host_validation,
+            listed_hosts: config
+                .allowed_hosts
+                .iter()
+                .filter_map(|h| split_host(h))
+                .collect(),
+            origins: config.allowed_origins.clone(),
+            cors: cors_policy(config),
+        }))
+    }
+}
+
+impl<S> Layer<S> for Gate {
+    type Service = GateService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        GateService {
+            rules: Arc::clone(&self.0),
+            inner,
+        }
+    }
+}
+
+/// The service of [`Gate`]; cheap to clone (axum clones it for every request).
+#[derive(Clone)]
+pub(crate) struct GateService<S> {
+    rules: Arc<Rules>,
+    inner: S,
+}
+
+/// What [`GateService`] answers with: a refusal, the CORS-wrapped or the plain route.
+type GateFuture<F> = Either<Ready<Result<Response, Infallible>>, Either<CorsFuture<F>, F>>;
+
+impl<S> Service<Request<Body>> for GateService<S>
+where
+    S: Service<Request<Body>, Response = Response, Error = Infallible> + Clone,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = GateFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let rules = &self.rules;
+        if let Err(message) = check_host(rules, &request) {
+            tracing::debug!(%message, "refusing a request for a host that is not allowed");
+            return Either::Left(ready(Ok(super::plain_error(
+                StatusCode::FORBIDDEN,
+                &message,
+            ))));
+        }
+        if let Some(origin) = refused_origin(&rules.origins, request.headers()) {
+            tracing::debug!(origin = ?origin, "refusing a request from an origin that is not allowed");
+            return Either::Left(ready(Ok(super::plain_error(
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin not allowed",
+            ))));
+        }
+        if request.method() == Method::OPTIONS || request.headers().contains_key(header::ORIGIN) {
+            // The clone of a ready service is not ready: swap so that the ready one serves.
+            let spare = self.inner.clone();
+            let ready_inner = std::mem::replace(&mut self.inner, spare);
+            let mut cors: Cors<S> = rules.cors.layer(ready_inner);
+            Either::Right(Either::Left(cors.call(request)))
+        } else {
+            Either::Right(Either::Right(self.inner.call(request)))
+        }
+    }
+}
+
+/// The CORS policy of a service: its allowed origins (the same list as the Origin check,
+/// which refuses all others first), the methods its era serves, the MCP request headers,
+/// and the response headers a page needs to read.
+fn cors_policy(config: &ServiceConfig) -> CorsLayer {
+    let methods = if config.get_protocol_mode() == ProtocolMode::Modern {
+        vec![Method::POST]
+    } else {
+        vec![Method::GET, Method::POST, Method::DELETE]
+    };
+    let origins = config.allowed_origins.clone();
+    let credentials = config.allow_credentials;
+    let allow_origin = if origins.iter().any(|o| o == "*") && !credentials {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::predicate(move |origin: &HeaderValue, _| origin_allowed(&origins, origin))
+    };
+    CorsLayer::new()
+        .allow_origin(allow_origin)
+        .allow_methods(methods)
+        .allow_headers(REQUEST_HEADERS.map(HeaderName::from_static))
+        .expose_headers(EXPOSED_HEADERS.map(HeaderName::from_static))
+        .allow_credentials(credentials)
+}
+
+/// Whether `value` is a valid [`ServiceConfig::allowed_hosts`] entry.
+pub(crate) fn is_host_pattern(value: &str) -> bool {
+    split_host(value).is_some()
+}
+
+/// An `Origin` that is not allowed, if any: no `Origin` is accepted; a listed one (compared
+/// case-insensitively) or any with `*`. Every `Origin` header must pass (a browser sends
+/// one; a second one is not a way around the check).
+fn refused_origin<'a>(allowed: &[String], headers: &'a HeaderMap) -> Option<&'a HeaderValue> {
+    headers
+        .get_all(header::ORIGIN)
+        .iter()
+        .find(|origin| !origin_allowed(allowed, origin))
+}
+
+fn origin_allowed(allowed: &[String], origin: &HeaderValue) -> bool {
+    origin.to_str().is_ok_and(|o| {
+        allowed
+            .iter()
+            .any(|a| a == "*" || a.eq_ignore_ascii_case(o))
+    })
+}
+
+/// Checks every `Host` header and the request target's authority (HTTP/2 `:authority`, or
+/// an absolute-form target): each must be allowed. The error is the message sent, worded
+/// as the TypeScript SDK's host validation words it.
+fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
+    if !rules.hosts_checked || request.extensions().get::<ListedHost>().is_some() {
+        return Ok(());
+    }
+    let loopback = request
+        .extensions()
+        .get::<BoundAddr>()
+        .filter(|b| b.0.ip().is_loopback())
+        .map(|b| b.0.port());
+    if loopback.is_none() && rules.listed_hosts.is_empty() {
+        return Ok(());
+    }
+    let headers = request.headers().get_all(header::HOST);
+    let authority = request.uri().authority().map(Authority::as_str);
+    let values: Vec<&[u8]> = headers
+        .iter()
+        .map(HeaderValue::as_bytes)
+        .chain(authority.map(str::as_bytes))
+        .collect();
+    if values.is_empty() {
+        return Err("Missing Host header".into());
+    }
+    for raw in values {
+        if raw.is_empty() {
+            // As the TypeScript SDK words it: an empty `Host` is a missing one.
+            return Err("Missing Host header".into());
+        }
+        let shown = || {
+            let text = String::from_utf8_lossy(raw);
+            text.chars().take(ECHO_LIMIT).collect::<String>()
+        };
+        let Some((host, port)) = std::str::from_utf8(raw).ok().and_then(split_host) else {
+            return Err(format!("Invalid Host header: {}", shown()));
+        };
+        let listed = rules
+            .listed_hosts
+            .iter()
+            .any(|(h, p)| *h == host && (p.is_none() || *p == port));
+        let local =
+            loopback.is_some_and(|bound| is_loopback_name(&host) && port.unwrap_or(80) == bound);
+        if !listed && !local {
+            return Err(match port {
+                Some(port) => format!("Invalid Host: {host}:{port}"),
+                None => format!("Invalid Host: {host}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A `Host` value split into its lowercase host and its port, or `None` when it is not a
+/// plain `host[:port]` (user info, an empty host, an unbracketed IPv6 address).
+fn split_host(value: &str) -> Option<(String, Option<u16>)> {
+    if value.is_empty() || value.contains(['@', '*']) {
+        return None;
+    }
+    let authority: Authority = value.parse().ok()?;
+    let host = authority.host();
+    if host.is_empty() || (host.starts_with('[') && bracketed_v6(host).is_none()) {
+        return None;
+    }
+    let port = match value.get(host.len()..)? {
+        "" => None,
+        rest => {
+            let digits = rest.strip_prefix(':')?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some(digits.parse::<u16>().ok()?)
+        }
+    };
+    Some((host.to_ascii_lowercase(), port))
+}
+
+fn bracketed_v6(host: &str) -> Option<Ipv6Addr> {
+    host.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+}
+
+/// `localhost` or a loopback address (127.0.0.0/8, `[::1]`, `[::ffff:127.x.y.z]`).
+fn is_loopback_name(host: &str) -> bool {
+    if host == "localhost" {
+        return true;
+    }
+    let ip = match bracketed_v6(host) {
+        Some(v6) => IpAddr::V6(v6),
+        None => match host.parse::<Ipv4Addr>() {
+            Ok(v4) => IpAddr::V4(v4),
+            Err(_) => return false,
+        },
+    };
+    ip.to_canonical().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_values_are_split_into_host_and_port() {
+        assert_eq!(
+            split_host("LocalHost:8080"),
+            Some(("localhost".into(), Some(8080)))
+        );
+        assert_eq!(split_host("[::1]:80"), Some(("[::1]".into(), Some(80))));
+        assert_eq!(
+            split_host("example.com"),
+            Some(("example.com".into(), None))
+        );
+        for bad in [
+            "",
+            ":80",
+            "user@localhost",
+            "::1",
+            "[::1",
+            "[nope]",
+            "a:99999",
+            "a:b",
+            "a:",
+            "a:+1",
+            "*",
+            "a b",
+        ] {
+            assert_eq!(split_host(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn loopback_names() {
+        for good in [
+            "localhost",
+            "127.0.0.1",
+            "127.9.8.7",
+            "[::1]",
+            "[::ffff:127.0.0.1]",
+        ] {
+            assert!(is_loopback_name(good), "{good}");
+        }
+        for bad in [
+            "localhost.",
+            "evil.localhost.example",
+            "127.1",
+            "0177.0.0.1",
+            "10.0.0.1",
+            "[::2]",
+            "0.0.0.0",
+        ] {
+            assert!(!is_loopback_name(bad), "{bad}");
+        }
+    }
+
+    fn request(host: Option<&str>, bound: Option<&str>) -> Request<Body> {
+        let mut b = Request::post("/mcp");
+        if let Some(h) = host {
+            b = b.header(header::HOST, h);
+        }
+        let mut r = b.body(Body::empty()).unwrap();
+        if let Some(addr) = bound {
+            r.extensions_mut().insert(BoundAddr(addr.parse().unwrap()));
+        }
+        r
+    }
+
+    fn rules(listed: &[&str], checked: bool) -> Rules {
+        Rules {
+            hosts_checked: checked,
+            listed_hosts: listed.iter().filter_map(|h| split_host(h)).collect(),
+            origins: Vec::new(),
+            cors: CorsLayer::new(),
+        }
+    }
+
+    #[test]
+    fn loopback_listeners_accept_local_names_with_their_port() {
+        let r = rules(&[], true);
+        let at = Some("127.0.0.1:3000");
+        for ok in [
+            "localhost:3000",
+            "127.0.0.1:3000",
+            "[::1]:3000",
+            "127.0.0.2:3000",
+        ] {
+            assert_eq!(check_host(&r, &request(Some(ok), at)), Ok(()), "{ok}");
+        }
+        let refused = |host: Option<&str>| check_host(&r, &request(host, at)).unwrap_err();
+        assert_eq!(refused(Some("evil.example")), "Invalid Host: evil.example");
+        assert_eq!(
+            refused(Some("localhost:3001")),
+            "Invalid Host: localhost:3001"
+        );
+        assert_eq!(refused(Some("localhost")), "Invalid Host: localhost");
+        assert_eq!(refused(Some("a@b")), "Invalid Host header: a@b");
+        assert_eq!(refused(None), "Missing Host header");
+        assert_eq!(refused(Some("")), "Missing Host header");
+        // Other binds check nothing by default; an absent address is not loopback either.
+        assert_eq!(
+            check_host(&r, &request(Some("evil"), Some("0.0.0.0:3000"))),
+            Ok(())
+        );
+        assert_eq!(check_host(&r, &request(Some("evil"), None)), Ok(()));
+        // The off switch.
+        assert_eq!(
+            check_host(&rules(&[], false), &request(Some("evil"), at)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn listed_hosts_match_with_any_port_or_theirs() {
+        let r = rules(&["mcp.example.com", "proxy.local:8443"], true);
+        let anywhere = Some("0.0.0.0:3000");
+        for ok in ["mcp.example.com", "MCP.example.com:1", "proxy.local:8443"] {
+            assert_eq!(check_host(&r, &request(Some(ok), anywhere)), Ok(()), "{ok}");
+        }
+        for bad in ["proxy.local", "proxy.local:8444", "localhost:3000"] {
+            assert!(
+                check_host(&r, &request(Some(bad), anywhere)).is_err(),
+                "{bad}"
+            );
+        }
+        // On a loopback listener, listed names add to the local ones.
+        let at = Some("[::1]:3000");
+        assert_eq!(check_host(&r, &request(Some("localhost:3000"), at)), Ok(()));
+        assert_eq!(
+            check_host(&r, &request(Some("mcp.example.com"), at)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn every_host_and_the_target_authority_must_pass() {
+        let r = rules(&[], true);
+        let mut req = request(Some("localhost:3000"), Some("127.0.0.1:3000"));
+        req.headers_mut()
+            .append(header::HOST, HeaderValue::from_static("evil.example"));
+        assert_eq!(
+            check_host(&r, &req).unwrap_err(),
+            "Invalid Host: evil.example"
+        );
+        let mut req = Request::post("http://evil.example:3000/mcp")
+            .header(header::HOST, "localhost:3000")
+            .body(Body::empty())
+            .unwrap();
+        req.extensions_mut()
+            .insert(BoundAddr("127.0.0.1:3000".parse().unwrap()));
+        assert_eq!(
+            check_host(&r, &req).unwrap_err(),
+            "Invalid Host: evil.example:3000"
+        );
+    }
+}

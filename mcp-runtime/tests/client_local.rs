@@ -17,7 +17,7 @@ use mcp::client::{
     ClientConfig, ClientError, ConnectOptions, HttpConfig, ProtocolError, ProtocolMode,
     StreamError, StreamableHttpClient, ToolCallError, TransportError,
 };
-use mcp::protocol::{CallToolParams, ClientCapabilities, ElicitRequest, ElicitResult, Era};
+use mcp::protocol::{ClientCapabilities, ElicitRequest, ElicitResult, Era};
 use mcp::{CallToolResponse, Implementation};
 use serde_json::{Value, json};
 
@@ -88,16 +88,13 @@ async fn modern_requests_carry_the_envelope_and_headers() {
         assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "probe-test");
         assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], expected_caps);
 
-        let params = CallToolParams {
-            name: "a".into(),
-            arguments: json!({"region": "eu-west"}).as_object().cloned(),
-            meta: json!({"progressToken": 7}).as_object().cloned(),
-            ..CallToolParams::default()
-        };
-        assert!(matches!(
-            client.call_tool_once(params).await.unwrap(),
-            CallToolResponse::Complete(_)
-        ));
+        let once = client
+            .call("a")
+            .arguments(json!({"region": "eu-west"}))
+            .unwrap()
+            .meta(json!({"progressToken": 7}).as_object().cloned().unwrap())
+            .once();
+        assert!(matches!(once.await.unwrap(), CallToolResponse::Complete(_)));
         let call = mock.last("tools/call");
         assert_eq!(call.header("mcp-protocol-version"), Some("2026-07-28"));
         assert_eq!(call.header("mcp-method"), Some("tools/call"));
@@ -114,7 +111,7 @@ async fn modern_requests_carry_the_envelope_and_headers() {
             "on every modern request"
         );
         // Names outside visible ASCII travel base64-wrapped.
-        client.call_tool("ünï", json!({})).await.unwrap();
+        client.call("ünï").arguments(json!({})).unwrap().await.unwrap();
         assert_eq!(mock.last("tools/call").header("mcp-name"), Some("=?base64?w7xuw68=?="));
     })
     .await;
@@ -138,7 +135,9 @@ async fn integer_headers_beyond_the_safe_range_are_refused_locally() {
             json!(1e16),
         ] {
             let err = client
-                .call_tool("t", json!({"limit": big}))
+                .call("t")
+                .arguments(json!({"limit": big}))
+                .unwrap()
                 .await
                 .unwrap_err();
             match err {
@@ -157,7 +156,9 @@ async fn integer_headers_beyond_the_safe_range_are_refused_locally() {
         }
         assert_eq!(mock.count("tools/call"), 0, "nothing was sent");
         client
-            .call_tool("t", json!({"limit": 9_007_199_254_740_991_i64}))
+            .call("t")
+            .arguments(json!({"limit": 9_007_199_254_740_991_i64}))
+            .unwrap()
             .await
             .unwrap();
         assert_eq!(
@@ -165,7 +166,9 @@ async fn integer_headers_beyond_the_safe_range_are_refused_locally() {
             Some("9007199254740991")
         );
         client
-            .call_tool("t", json!({"limit": -9_007_199_254_740_991_i64}))
+            .call("t")
+            .arguments(json!({"limit": -9_007_199_254_740_991_i64}))
+            .unwrap()
             .await
             .unwrap();
         assert_eq!(
@@ -193,7 +196,10 @@ async fn per_call_headers_cannot_override_reserved_ones() {
                 HeaderValue::from_static("x"),
             );
             let err = client
-                .call_tool_with_headers("a", json!({}), headers)
+                .call("a")
+                .arguments(json!({}))
+                .unwrap()
+                .headers(headers)
                 .await
                 .unwrap_err();
             assert!(
@@ -236,7 +242,7 @@ async fn input_rounds_follow_the_server() {
         let (config, seen) = recording();
         let client = connected(&mock, config).await;
         let started = Instant::now();
-        let result = client.call_tool("ask", json!({"x": 1})).await.unwrap();
+        let result = client.call("ask").arguments(json!({"x": 1})).unwrap().await.unwrap();
         assert!(started.elapsed() >= Duration::from_millis(250), "a state-only round waits");
         assert_eq!(result.content[0].as_text(), Some("done"));
         assert_eq!(*seen.lock().unwrap(), ["first", "second"], "the server's order");
@@ -284,19 +290,19 @@ async fn input_rounds_are_bounded_and_need_a_handler() {
         let mock = asking_mock(form.clone()).await;
         let (with_handler, seen) = recording();
         let client = connected(&mock, with_handler.max_input_rounds(3)).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::ToolCall(ToolCallError::InputRoundsExhausted { rounds: 3, .. })), "{err:?}");
         assert_eq!(mock.count("tools/call"), 4);
         assert_eq!(seen.lock().unwrap().len(), 3);
 
         let bare = connected(&mock, config(ProtocolMode::Modern)).await;
-        let err = bare.call_tool("t", json!({})).await.unwrap_err();
+        let err = bare.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::ToolCall(ToolCallError::NoElicitationHandler { .. })), "{err:?}");
 
         let sampling = asking_mock(json!({"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}})).await;
         let (with_handler, _) = recording();
         let client = connected(&sampling, with_handler).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::ToolCall(ToolCallError::UnsupportedInputRequest { ref method, .. }) if method == "sampling/createMessage"), "{err:?}");
 
         let empty = Mock::start(vec![vec![]], |_, r| {
@@ -305,7 +311,7 @@ async fn input_rounds_are_bounded_and_need_a_handler() {
         .await;
         let (with_handler, _) = recording();
         let client = connected(&empty, with_handler).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::Protocol(ProtocolError::InvalidResponse { .. })), "{err:?}");
     })
     .await;
@@ -345,7 +351,12 @@ async fn legacy_requests_carry_the_session_and_version() {
         assert_eq!(info.session_id.as_deref(), Some("s1"));
         assert_eq!(info.instructions.as_deref(), Some("hi"));
         client.list_tools().await.unwrap();
-        client.call_tool("a", json!({"k": 1})).await.unwrap();
+        client
+            .call("a")
+            .arguments(json!({"k": 1}))
+            .unwrap()
+            .await
+            .unwrap();
         client.close().await.unwrap();
 
         let requests = mock.requests();
@@ -426,7 +437,7 @@ async fn sse_responses_and_pushed_requests_on_legacy() {
         .await;
         let (config, seen) = recording();
         let client = connected(&mock, config.protocol_mode(ProtocolMode::Legacy)).await;
-        let r = client.call_tool("a", json!({})).await.unwrap();
+        let r = client.call("a").arguments(json!({})).unwrap().await.unwrap();
         assert_eq!(r.content[0].as_text(), Some("right"));
         assert_eq!(*seen.lock().unwrap(), ["form?", "url?"]);
         let answers: Vec<_> = mock
@@ -459,7 +470,7 @@ async fn modern_connections_drop_server_requests() {
         })
         .await;
         let client = connected(&mock, config(ProtocolMode::Modern)).await;
-        client.call_tool("a", json!({})).await.unwrap();
+        client.call("a").arguments(json!({})).unwrap().await.unwrap();
         assert!(mock.requests().iter().all(|r| r.body.get("method").is_some()), "nothing answered");
     })
     .await;
@@ -484,7 +495,7 @@ async fn broken_streams_and_bodies_are_bounded() {
         let client = connected(&mock, config(ProtocolMode::Modern).http(http)).await;
         let call = |name: &'static str| {
             let client = client.clone();
-            async move { client.call_tool(name, json!({})).await.unwrap_err() }
+            async move { client.call(name).arguments(json!({})).unwrap().await.unwrap_err() }
         };
         assert!(matches!(call("ends").await, ClientError::Stream(StreamError::EndedWithoutResponse)));
         assert!(matches!(call("big_body").await, ClientError::Transport(TransportError::BodyTooLarge { limit: 4096 })));
@@ -507,7 +518,12 @@ async fn each_exchange_has_its_own_timeout() {
         .await;
         mock.delay("tools/call", Duration::from_secs(3));
         let started = Instant::now();
-        let err = client.call_tool("slow", json!({})).await.unwrap_err();
+        let err = client
+            .call("slow")
+            .arguments(json!({}))
+            .unwrap()
+            .await
+            .unwrap_err();
         assert!(
             matches!(err, ClientError::Transport(TransportError::Timeout(_))),
             "{err:?}"
@@ -531,7 +547,9 @@ async fn concurrent_calls_proceed_concurrently() {
         let calls: Vec<_> = (0..8)
             .map(|i| {
                 let client = client.clone();
-                tokio::spawn(async move { client.call_tool("t", json!({"i": i})).await })
+                tokio::spawn(
+                    async move { client.call("t").arguments(json!({"i": i})).unwrap().await },
+                )
             })
             .collect();
         for (i, call) in calls.into_iter().enumerate() {
@@ -581,7 +599,7 @@ async fn waiting_for_a_session_renewal_does_not_consume_the_timeout() {
         let calls: Vec<_> = (0..2)
             .map(|_| {
                 let client = client.clone();
-                tokio::spawn(async move { client.call_tool("t", json!({})).await })
+                tokio::spawn(async move { client.call("t").arguments(json!({})).unwrap().await })
             })
             .collect();
         for call in calls {
@@ -682,7 +700,7 @@ async fn a_handler_error_fails_the_call() {
             Err::<ElicitResult, _>(ClientError::handler("the user closed the window"))
         });
         let client = connected(&mock, config).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::Handler(ref m) if m.contains("closed")), "{err:?}");
     })
     .await;
@@ -724,4 +742,211 @@ async fn pagination_stops_on_a_repeated_cursor_and_is_bounded() {
         assert_eq!(endless.count("tools/list"), 64);
     })
     .await;
+}
+
+#[tokio::test]
+async fn connect_url_uses_the_default_identity_and_auto_era() {
+    bounded(async {
+        let mock = Mock::start(vec![vec![]], |_, _| None).await;
+        let client = mcp::client::connect(&mock.url).await.unwrap();
+        assert_eq!(client.connection().unwrap().era, Era::Modern);
+        let info = &mock.last("server/discover").body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"];
+        assert_eq!(info["name"], "mcp-rs");
+        assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
+        // A legacy-only server is reached the same way (auto falls back).
+        let legacy = Mock::start(vec![vec![]], |_, r| {
+            let id = r.body.get("id").cloned().unwrap_or(Value::Null);
+            match r.rpc_method() {
+                "server/discover" => Some(rpc_error(StatusCode::NOT_FOUND, &id, -32601, "Method not found")),
+                "initialize" => Some(rpc_result(&id, json!({
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "old", "version": "1"}
+                }))),
+                _ => None,
+            }
+        })
+        .await;
+        let client = mcp::client::connect(&legacy.url).await.unwrap();
+        assert_eq!(client.connection().unwrap().era, Era::Legacy);
+        assert_eq!(legacy.last("initialize").body["params"]["clientInfo"]["name"], "mcp-rs");
+        // A bad URL fails before any request.
+        assert!(matches!(mcp::client::connect("ftp://x/mcp").await, Err(ClientError::Config(_))));
+        // No server: a transport error, not a panic.
+        let err = mcp::client::connect("http://127.0.0.1:9/mcp").await.unwrap_err();
+        assert!(matches!(err, ClientError::Transport(_)), "{err:?}");
+    })
+    .await;
+}
+
+/// Arguments as a Rust type.
+#[derive(serde::Serialize)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+/// A structured result as a Rust type.
+#[derive(Debug, serde::Deserialize, PartialEq)]
+struct Sum {
+    sum: i64,
+}
+
+#[tokio::test]
+async fn the_call_builder_sends_typed_arguments_headers_and_meta() {
+    bounded(async {
+        let mock = Mock::start(
+            vec![vec![tool(
+                "add",
+                json!({"a": {"type": "integer", "x-mcp-header": "A"}}),
+            )]],
+            |_, r| {
+                if r.rpc_method() != "tools/call" {
+                    return None;
+                }
+                let args = &r.body["params"]["arguments"];
+                let sum = args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0);
+                Some(rpc_result(
+                    &r.body["id"],
+                    json!({
+                        "content": [{"type": "text", "text": sum.to_string()}],
+                        "structuredContent": {"sum": sum}, "resultType": "complete"
+                    }),
+                ))
+            },
+        )
+        .await;
+        let http = HttpConfig::new()
+            .header(
+                http::HeaderName::from_static("x-trace"),
+                HeaderValue::from_static("wide"),
+            )
+            .header(
+                http::HeaderName::from_static("x-other"),
+                HeaderValue::from_static("o"),
+            );
+        let client = connected(&mock, config(ProtocolMode::Modern).http(http)).await;
+        let result = client
+            .call("add")
+            .arguments(&Add { a: 2, b: 3 })
+            .unwrap()
+            .header(
+                http::HeaderName::from_static("x-trace"),
+                HeaderValue::from_static("t1"),
+            )
+            .header(
+                http::HeaderName::from_static("x-trace"),
+                HeaderValue::from_static("t2"),
+            )
+            .meta(json!({"progressToken": "p"}).as_object().cloned().unwrap())
+            .await
+            .unwrap();
+        assert!(!result.is_error());
+        assert_eq!(result.joined_text(), "5");
+        assert_eq!(result.structured::<Sum>().unwrap(), Sum { sum: 5 });
+        let call = mock.last("tools/call");
+        assert_eq!(call.body["params"]["arguments"], json!({"a": 2, "b": 3}));
+        assert_eq!(call.body["params"]["_meta"]["progressToken"], "p");
+        assert_eq!(
+            call.header("mcp-param-a"),
+            Some("2"),
+            "typed arguments are mirrored too"
+        );
+        let traces: Vec<_> = call
+            .headers
+            .get_all("x-trace")
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .collect();
+        assert_eq!(
+            traces,
+            ["t1", "t2"],
+            "header() appends, replacing the client-wide value"
+        );
+        assert_eq!(call.header("x-other"), Some("o"));
+
+        // `null` (or `()`) sends no arguments at all; no `arguments` call does the same.
+        client.call("add").arguments(()).unwrap().await.unwrap();
+        assert!(
+            mock.last("tools/call").body["params"]
+                .get("arguments")
+                .is_none()
+        );
+        client.call("add").send().await.unwrap();
+        assert!(
+            mock.last("tools/call").body["params"]
+                .get("arguments")
+                .is_none()
+        );
+
+        // A structured result of another shape is an error, not a default.
+        let err = result
+            .structured::<Vec<String>>()
+            .map_err(ClientError::from)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ClientError::StructuredContent(mcp::protocol::StructuredContentError::Mismatch(_))
+            ),
+            "{err:?}"
+        );
+        let plain = mcp::CallToolResult::text("x");
+        assert!(matches!(
+            plain.structured::<Sum>(),
+            Err(mcp::protocol::StructuredContentError::Missing)
+        ));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_call_builder_refuses_bad_arguments_before_sending() {
+    bounded(async {
+        let mock = Mock::start(vec![vec![]], |_, _| None).await;
+        let client = connected(&mock, config(ProtocolMode::Modern)).await;
+        // Not an object.
+        for bad in [json!([1]), json!("text"), json!(5)] {
+            let err = client.call("t").arguments(&bad).unwrap_err();
+            assert!(
+                matches!(&err, ClientError::ToolCall(ToolCallError::InvalidArguments { tool }) if tool == "t"),
+                "{err:?}"
+            );
+        }
+        // Not serializable to JSON (a map with non-string keys); the source is kept, once.
+        let mut map = std::collections::BTreeMap::new();
+        map.insert((1, 2), "x");
+        let err = client.call("t").arguments(&map).unwrap_err();
+        let ClientError::ToolCall(ToolCallError::ArgumentsNotSerializable { tool, .. }) = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(tool, "t");
+        let source = std::error::Error::source(&err).expect("a source");
+        assert!(!err.to_string().contains(&source.to_string()), "{err}");
+        assert_eq!(mock.count("tools/call"), 0, "nothing was sent");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_call_builder_hides_header_values_in_debug() {
+    let client = StreamableHttpClient::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
+    let call = client
+        .call("t")
+        .arguments(json!({"password": "hunter2"}))
+        .unwrap()
+        .header(
+            http::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer s3cret"),
+        );
+    let shown = format!("{call:?}");
+    assert!(
+        shown.contains("\"t\"") && shown.contains("authorization"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("s3cret") && !shown.contains("hunter2"),
+        "{shown}"
+    );
+    // Not connected: the call fails when awaited, without a request.
+    assert!(matches!(call.await, Err(ClientError::NotConnected)));
 }

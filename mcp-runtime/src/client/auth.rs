@@ -2,9 +2,10 @@
 //! each request and is told about `401` and `insufficient_scope` challenges. Full OAuth
 //! flows (discovery, authorization, refresh) are built on this hook.
 
-use futures_util::future::BoxFuture;
+use std::future::Future;
 
 use super::ClientError;
+use crate::BoxFuture;
 
 /// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -102,42 +103,77 @@ impl AuthChallenge {
 /// different token returned there drops the `tools/list` cache (a step-up can change the
 /// tool list) and the request is retried once with it.
 ///
+/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
+/// client boxes the futures itself.
+///
 /// ```
-/// use mcp::client::{BoxFuture, ClientError, TokenProvider};
+/// use mcp::client::{AuthChallenge, ClientConfig, ClientError, TokenProvider};
 ///
 /// struct FromEnv;
 ///
 /// impl TokenProvider for FromEnv {
-///     fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-///         Box::pin(async { Ok(std::env::var("MCP_TOKEN").ok()) })
+///     async fn token(&self) -> Result<Option<String>, ClientError> {
+///         Ok(std::env::var("MCP_TOKEN").ok())
+///     }
+///
+///     async fn on_challenge(
+///         &self,
+///         challenge: &AuthChallenge,
+///     ) -> Result<Option<String>, ClientError> {
+///         // A real provider would run an OAuth flow for `challenge.scope` here.
+///         let _ = challenge;
+///         Ok(None)
 ///     }
 /// }
+///
+/// let config = ClientConfig::new().token_provider(FromEnv);
+/// # drop(config);
 /// ```
 pub trait TokenProvider: Send + Sync + 'static {
     /// The token for the next request; `None` sends no `Authorization` header.
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
+    fn token(&self) -> impl Future<Output = Result<Option<String>, ClientError>> + Send;
 
     /// Called on a `401` or `insufficient_scope` challenge. Return a new token to retry the
     /// request once with it, or `None` to fail with the challenge. The default gives up.
-    fn on_challenge<'a>(
-        &'a self,
-        challenge: &'a AuthChallenge,
-    ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
+    fn on_challenge(
+        &self,
+        challenge: &AuthChallenge,
+    ) -> impl Future<Output = Result<Option<String>, ClientError>> + Send {
         let _ = challenge;
-        Box::pin(async { Ok(None) })
+        async { Ok(None) }
     }
 }
 
-impl<T: TokenProvider + ?Sized> TokenProvider for std::sync::Arc<T> {
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        (**self).token()
+impl<T: TokenProvider> TokenProvider for std::sync::Arc<T> {
+    async fn token(&self) -> Result<Option<String>, ClientError> {
+        (**self).token().await
     }
 
-    fn on_challenge<'a>(
+    async fn on_challenge(&self, challenge: &AuthChallenge) -> Result<Option<String>, ClientError> {
+        (**self).on_challenge(challenge).await
+    }
+}
+
+/// [`TokenProvider`] with boxed futures, so the configuration can hold any provider.
+pub(crate) trait DynTokenProvider: Send + Sync + 'static {
+    fn dyn_token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
+
+    fn dyn_on_challenge<'a>(
+        &'a self,
+        challenge: &'a AuthChallenge,
+    ) -> BoxFuture<'a, Result<Option<String>, ClientError>>;
+}
+
+impl<T: TokenProvider> DynTokenProvider for T {
+    fn dyn_token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
+        Box::pin(self.token())
+    }
+
+    fn dyn_on_challenge<'a>(
         &'a self,
         challenge: &'a AuthChallenge,
     ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
-        (**self).on_challenge(challenge)
+        Box::pin(self.on_challenge(challenge))
     }
 }
 
@@ -159,8 +195,8 @@ impl std::fmt::Debug for StaticToken {
 }
 
 impl TokenProvider for StaticToken {
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        Box::pin(async { Ok(Some(self.0.clone())) })
+    async fn token(&self) -> Result<Option<String>, ClientError> {
+        Ok(Some(self.0.clone()))
     }
 }
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use super::auth::TokenProvider;
-use super::elicitation::ElicitationHandler;
+use super::auth::{DynTokenProvider, TokenProvider};
+use super::elicitation::{DynElicitationHandler, ElicitationHandler};
 use crate::protocol::{ClientCapabilities, Implementation};
 
 /// Which protocol era the client speaks.
@@ -188,8 +188,8 @@ impl HttpConfig {
 pub struct ClientConfig {
     pub(crate) protocol_mode: ProtocolMode,
     pub(crate) http: HttpConfig,
-    pub(crate) elicitation_handler: Option<Arc<dyn ElicitationHandler>>,
-    pub(crate) token_provider: Option<Arc<dyn TokenProvider>>,
+    pub(crate) elicitation_handler: Option<Arc<dyn DynElicitationHandler>>,
+    pub(crate) token_provider: Option<Arc<dyn DynTokenProvider>>,
     pub(crate) max_input_rounds: u32,
     pub(crate) result_cache: Option<ResultCacheConfig>,
 }
@@ -257,7 +257,8 @@ impl ClientConfig {
         self
     }
 
-    /// How many `input_required` rounds `call_tool` answers before giving up (default 10).
+    /// How many `input_required` rounds a [`call`](super::StreamableHttpClient::call)
+    /// answers before giving up (default 10).
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds;
         self
@@ -273,6 +274,17 @@ impl ClientConfig {
 /// What [`connect`](super::StreamableHttpClient::connect) needs: the client's
 /// identity and capabilities, and whether a legacy connection performs the `initialize`
 /// handshake.
+///
+/// The [`Default`] identity is `mcp-rs` with this crate's version:
+///
+/// ```
+/// use mcp::Implementation;
+/// use mcp::client::ConnectOptions;
+///
+/// let defaults = ConnectOptions::default();
+/// let named = ConnectOptions::new(Implementation::new("mcp-rs", env!("CARGO_PKG_VERSION")));
+/// assert_eq!(defaults, named);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConnectOptions {
     pub(crate) client_info: Implementation,
@@ -304,6 +316,18 @@ impl ConnectOptions {
         self
     }
 }
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self::new(Implementation::new(
+            DEFAULT_CLIENT_NAME,
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+}
+
+/// The client name of [`ConnectOptions::default`].
+const DEFAULT_CLIENT_NAME: &str = "mcp-rs";
 
 impl From<Implementation> for ConnectOptions {
     fn from(client_info: Implementation) -> Self {

@@ -2,7 +2,8 @@
 //! [`TransportError`] (HTTP), [`ProtocolError`] (JSON-RPC errors and bad responses),
 //! [`ToolCallError`] (calls the client refuses or cannot finish) and [`StreamError`] (SSE).
 //!
-//! A tool that fails is not an error: its result comes back with `is_error: Some(true)`.
+//! A tool that fails is not an error: its result comes back with
+//! [`is_error()`](crate::CallToolResult::is_error) `true`.
 
 use std::time::Duration;
 
@@ -39,6 +40,9 @@ pub enum ClientError {
     /// An operation other than connecting was called before `connect`.
     #[error("the client is not connected: call `connect` (or `initialize_legacy`) first")]
     NotConnected,
+    /// The `structuredContent` of a tool result could not be read as the requested type.
+    #[error(transparent)]
+    StructuredContent(#[from] crate::protocol::StructuredContentError),
     /// The elicitation handler or the token provider failed.
     #[error("{0}")]
     Handler(String),
@@ -59,6 +63,7 @@ impl ClientError {
             | Self::Stream(_)
             | Self::Config(_)
             | Self::NotConnected
+            | Self::StructuredContent(_)
             | Self::Handler(_) => None,
         }
     }
@@ -72,6 +77,7 @@ impl ClientError {
             | Self::Stream(_)
             | Self::Config(_)
             | Self::NotConnected
+            | Self::StructuredContent(_)
             | Self::Handler(_) => None,
         }
     }
@@ -261,6 +267,15 @@ pub enum ToolCallError {
     InvalidArguments {
         /// The tool.
         tool: String,
+    },
+    /// The arguments could not be serialized to JSON.
+    #[error("the arguments of tool `{tool}` cannot be serialized to JSON")]
+    ArgumentsNotSerializable {
+        /// The tool.
+        tool: String,
+        /// The serialization error.
+        #[source]
+        source: serde_json::Error,
     },
     /// A per-call header the client sets itself.
     #[error("header `{header}` is set by the client and cannot be passed to a tool call")]

@@ -50,13 +50,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ))
         .await?;
     let server = info
-        .server_info
-        .as_ref()
+        .server_info()
         .map(|s| format!("{} {}", s.name, s.version))
         .unwrap_or_else(|| "an unnamed server".into());
     println!(
         "connected to {server} over MCP {} ({:?})",
-        info.protocol_version, info.era
+        info.protocol_version(),
+        info.era()
     );
 
     // Page by page, following the cursors.

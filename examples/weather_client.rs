@@ -28,13 +28,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = mcp::client::connect(&url).await?;
     let info = client.connection().ok_or("the client is not connected")?;
     let server = info
-        .server_info
-        .as_ref()
+        .server_info()
         .map(|s| format!("{} {}", s.name, s.version))
         .unwrap_or_else(|| "an unnamed server".into());
     println!(
         "connected to {server} over MCP {} ({:?})",
-        info.protocol_version, info.era
+        info.protocol_version(),
+        info.era()
     );
 
     let tools = client.list_tools().await?;

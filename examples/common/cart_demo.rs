@@ -140,8 +140,8 @@ async fn shop(
         let cart = cart_of(&client.call("list_items").arguments(json!({}))?.await?)?;
         Ok::<_, DemoError>(ShopperCart {
             shopper,
-            era: info.era,
-            session_id: info.session_id,
+            era: info.era(),
+            session_id: info.session_id().map(str::to_owned),
             added: items,
             cart,
         })

@@ -502,12 +502,12 @@ async fn token_change_drops(status: StatusCode) {
         .unwrap();
     let challenges = provider.challenges.lock().unwrap().clone();
     assert_eq!(challenges.len(), 1);
-    assert_eq!(challenges[0].status, status.as_u16());
+    assert_eq!(challenges[0].status(), status.as_u16());
     if status == StatusCode::FORBIDDEN {
         assert!(challenges[0].is_insufficient_scope());
-        assert_eq!(challenges[0].scope.as_deref(), Some("tools:write"));
+        assert_eq!(challenges[0].scope(), Some("tools:write"));
     } else {
-        assert_eq!(challenges[0].error.as_deref(), Some("invalid_token"));
+        assert_eq!(challenges[0].error(), Some("invalid_token"));
     }
     assert_eq!(
         mock.last("tools/call").header("authorization"),

@@ -89,20 +89,15 @@ async fn auto_connects_modern_to_the_v2_server() {
         let server = NodeServer::start(&[]);
         let client = client(&server.url, ProtocolMode::Auto);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Modern);
-        assert_eq!(info.protocol_version, "2026-07-28");
+        assert_eq!(info.era(), Era::Modern);
+        assert_eq!(info.protocol_version(), "2026-07-28");
         assert_eq!(
-            info.server_info.as_ref().map(|s| s.name.as_str()),
+            info.server_info().map(|s| s.name.as_str()),
             Some("mcp-interop-peer-server")
         );
-        assert!(
-            info.instructions
-                .as_deref()
-                .unwrap_or_default()
-                .contains("Interop")
-        );
-        assert!(info.capabilities.tools.is_some());
-        assert_eq!(info.session_id, None);
+        assert!(info.instructions().unwrap_or_default().contains("Interop"));
+        assert!(info.capabilities().tools.is_some());
+        assert_eq!(info.session_id(), None);
         let sum = add(&client).await;
         assert_eq!(text(&sum), "5");
         assert_eq!(sum.structured::<Sum>().expect("structured"), Sum { sum: 5 });
@@ -118,13 +113,13 @@ async fn auto_falls_back_to_legacy_against_the_v1_server() {
         let server = NodeServer::start(&["--v1"]);
         let (client, seen) = answering(&server.url, ProtocolMode::Auto, ElicitAction::Accept);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.protocol_version, "2025-11-25");
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.protocol_version(), "2025-11-25");
         assert_eq!(
-            info.server_info.as_ref().map(|s| s.name.as_str()),
+            info.server_info().map(|s| s.name.as_str()),
             Some("mcp-interop-peer-server-v1")
         );
-        assert!(info.session_id.is_some(), "the v1 server is sessionful");
+        assert!(info.session_id().is_some(), "the v1 server is sessionful");
         assert_eq!(text(&add(&client).await), "5");
         let all = client.list_tools().await.expect("list");
         assert_eq!(all.tools.len(), 5);
@@ -173,9 +168,9 @@ async fn legacy_mode_keeps_a_session_and_deletes_it_on_close() {
         let server = NodeServer::start(&["--legacy", "sessionful"]);
         let client = client(&server.url, ProtocolMode::Legacy);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.protocol_version, "2025-11-25");
-        let session = info.session_id.clone().expect("a session id");
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.protocol_version(), "2025-11-25");
+        let session = info.session_id().map(str::to_owned).expect("a session id");
         // The sessionful transport rejects requests without the session header, so these
         // succeeding shows the id is sent on every request.
         for _ in 0..3 {
@@ -205,8 +200,8 @@ async fn legacy_mode_against_stateless_legacy_serving() {
         let server = NodeServer::start(&["--legacy", "stateless"]);
         let client = client(&server.url, ProtocolMode::Legacy);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.session_id, None);
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.session_id(), None);
         assert_eq!(text(&add(&client).await), "5");
         assert_eq!(client.list_tools().await.expect("list").tools.len(), 5);
         // No return path for elicitation on stateless legacy serving: an isError result.
@@ -233,10 +228,10 @@ async fn legacy_without_initialize_sends_plain_requests() {
             .connect(ConnectOptions::new(client_info()).legacy_initialize(false))
             .await
             .expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.protocol_version, "2025-03-26");
-        assert_eq!(info.server_info, None);
-        assert_eq!(info.session_id, None);
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.protocol_version(), "2025-03-26");
+        assert_eq!(info.server_info(), None);
+        assert_eq!(info.session_id(), None);
         assert_eq!(text(&add(&client).await), "5");
     })
     .await;
@@ -257,7 +252,10 @@ async fn legacy_mode_against_a_modern_only_server_fails_with_32022() {
         );
         // Auto mode against the same server is modern.
         let auto = self::client(&server.url, ProtocolMode::Auto);
-        assert_eq!(auto.connect(client_info()).await.unwrap().era, Era::Modern);
+        assert_eq!(
+            auto.connect(client_info()).await.unwrap().era(),
+            Era::Modern
+        );
     })
     .await;
 }
@@ -564,11 +562,11 @@ async fn discover_then_adopt() {
             .adopt_discovery(client_info(), discovered)
             .await
             .expect("adopt");
-        assert_eq!(info.era, Era::Modern);
+        assert_eq!(info.era(), Era::Modern);
         assert_eq!(text(&add(&client).await), "5");
         let legacy = self::client(&server.url, ProtocolMode::Auto);
         let info = legacy.initialize_legacy(client_info()).await.expect("init");
-        assert_eq!(info.era, Era::Legacy);
+        assert_eq!(info.era(), Era::Legacy);
         assert_eq!(text(&add(&legacy).await), "5");
         let _: Value = json!(null);
     })

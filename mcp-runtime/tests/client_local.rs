@@ -73,8 +73,8 @@ async fn modern_requests_carry_the_envelope_and_headers() {
             .connect(ConnectOptions::new(Implementation::new("probe-test", "9.9.9")).capabilities(caps))
             .await
             .unwrap();
-        assert_eq!(info.era, Era::Modern);
-        assert_eq!(info.server_info.unwrap().name, "mock");
+        assert_eq!(info.era(), Era::Modern);
+        assert_eq!(info.server_info().unwrap().name, "mock");
         let expected_caps = json!({"elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": true}});
 
         let probe = mock.last("server/discover");
@@ -345,11 +345,11 @@ async fn legacy_requests_carry_the_session_and_version() {
         let client = connected(&mock, config(ProtocolMode::Legacy)).await;
         let info = client.connection().unwrap();
         assert_eq!(
-            (info.era, info.protocol_version.as_str()),
+            (info.era(), info.protocol_version()),
             (Era::Legacy, "2025-06-18")
         );
-        assert_eq!(info.session_id.as_deref(), Some("s1"));
-        assert_eq!(info.instructions.as_deref(), Some("hi"));
+        assert_eq!(info.session_id(), Some("s1"));
+        assert_eq!(info.instructions(), Some("hi"));
         client.list_tools().await.unwrap();
         client
             .call("a")
@@ -402,8 +402,8 @@ async fn legacy_without_initialize_makes_no_call_and_sends_no_version() {
             .connect(ConnectOptions::new(client_info()).legacy_initialize(false))
             .await
             .unwrap();
-        assert_eq!(info.protocol_version, "2025-03-26");
-        assert_eq!(info.capabilities, Default::default());
+        assert_eq!(info.protocol_version(), "2025-03-26");
+        assert_eq!(info.capabilities(), &Default::default());
         assert!(mock.requests().is_empty(), "no network call");
         client.list_tools().await.unwrap();
         let list = mock.last("tools/list");
@@ -630,7 +630,7 @@ async fn probed(probe: impl Fn(&Value) -> Response + Send + Sync + 'static) -> M
 
 async fn outcome(mock: &Mock, mode: ProtocolMode) -> Result<Era, ClientError> {
     let client = StreamableHttpClient::new(&mock.url, config(mode)).unwrap();
-    client.connect(client_info()).await.map(|i| i.era)
+    client.connect(client_info()).await.map(|i| i.era())
 }
 
 #[tokio::test]
@@ -749,7 +749,7 @@ async fn connect_url_uses_the_default_identity_and_auto_era() {
     bounded(async {
         let mock = Mock::start(vec![vec![]], |_, _| None).await;
         let client = mcp::client::connect(&mock.url).await.unwrap();
-        assert_eq!(client.connection().unwrap().era, Era::Modern);
+        assert_eq!(client.connection().unwrap().era(), Era::Modern);
         let info = &mock.last("server/discover").body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"];
         assert_eq!(info["name"], "mcp-rs");
         assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
@@ -767,7 +767,7 @@ async fn connect_url_uses_the_default_identity_and_auto_era() {
         })
         .await;
         let client = mcp::client::connect(&legacy.url).await.unwrap();
-        assert_eq!(client.connection().unwrap().era, Era::Legacy);
+        assert_eq!(client.connection().unwrap().era(), Era::Legacy);
         assert_eq!(legacy.last("initialize").body["params"]["clientInfo"]["name"], "mcp-rs");
         // A bad URL fails before any request.
         assert!(matches!(mcp::client::connect("ftp://x/mcp").await, Err(ClientError::Config(_))));

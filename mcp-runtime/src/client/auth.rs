@@ -9,23 +9,46 @@ use crate::BoxFuture;
 
 /// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct AuthChallenge {
-    /// The HTTP status (`401` or `403`).
-    pub status: u16,
-    /// The auth scheme (`Bearer`, `DPoP`).
-    pub scheme: Option<String>,
-    /// The `error` parameter (`invalid_token`, `insufficient_scope`).
-    pub error: Option<String>,
-    /// The `error_description` parameter.
-    pub error_description: Option<String>,
-    /// The `scope` parameter (space-separated scopes).
-    pub scope: Option<String>,
-    /// The `resource_metadata` parameter (URL of the protected resource metadata).
-    pub resource_metadata: Option<String>,
+    status: u16,
+    scheme: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+    scope: Option<String>,
+    resource_metadata: Option<String>,
 }
 
 impl AuthChallenge {
+    /// The HTTP status (`401` or `403`).
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The auth scheme (`Bearer`, `DPoP`).
+    pub fn scheme(&self) -> Option<&str> {
+        self.scheme.as_deref()
+    }
+
+    /// The `error` parameter (`invalid_token`, `insufficient_scope`).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The `error_description` parameter.
+    pub fn error_description(&self) -> Option<&str> {
+        self.error_description.as_deref()
+    }
+
+    /// The `scope` parameter (space-separated scopes).
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
+    }
+
+    /// The `resource_metadata` parameter (URL of the protected resource metadata).
+    pub fn resource_metadata(&self) -> Option<&str> {
+        self.resource_metadata.as_deref()
+    }
+
     /// Parses a `WWW-Authenticate` value (parameters quoted or bare; unknown ones ignored).
     ///
     /// ```
@@ -33,7 +56,7 @@ impl AuthChallenge {
     ///
     /// let c = AuthChallenge::parse(403, r#"Bearer error="insufficient_scope", scope="a b""#);
     /// assert!(c.is_insufficient_scope());
-    /// assert_eq!(c.scope.as_deref(), Some("a b"));
+    /// assert_eq!(c.scope(), Some("a b"));
     /// ```
     pub fn parse(status: u16, header: &str) -> Self {
         let mut out = Self {
@@ -120,7 +143,7 @@ impl AuthChallenge {
 ///         &self,
 ///         challenge: &AuthChallenge,
 ///     ) -> Result<Option<String>, ClientError> {
-///         // A real provider would run an OAuth flow for `challenge.scope` here.
+///         // A real provider would run an OAuth flow for `challenge.scope()` here.
 ///         let _ = challenge;
 ///         Ok(None)
 ///     }
@@ -210,22 +233,22 @@ mod tests {
             401,
             r#"Bearer error="invalid_token", error_description="Missing \"Authorization\" header", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp""#,
         );
-        assert_eq!(c.scheme.as_deref(), Some("Bearer"));
-        assert_eq!(c.error.as_deref(), Some("invalid_token"));
+        assert_eq!(c.scheme(), Some("Bearer"));
+        assert_eq!(c.error(), Some("invalid_token"));
         assert_eq!(
-            c.error_description.as_deref(),
+            c.error_description(),
             Some(r#"Missing "Authorization" header"#)
         );
         assert_eq!(
-            c.resource_metadata.as_deref(),
+            c.resource_metadata(),
             Some("https://api.example.com/.well-known/oauth-protected-resource/mcp")
         );
         assert!(!c.is_insufficient_scope());
         let c = AuthChallenge::parse(403, "Bearer error=insufficient_scope, scope=files:write");
         assert!(c.is_insufficient_scope());
-        assert_eq!(c.scope.as_deref(), Some("files:write"));
+        assert_eq!(c.scope(), Some("files:write"));
         let c = AuthChallenge::parse(401, "Bearer");
-        assert_eq!(c.scheme.as_deref(), Some("Bearer"));
-        assert_eq!(c.error, None);
+        assert_eq!(c.scheme(), Some("Bearer"));
+        assert_eq!(c.error(), None);
     }
 }

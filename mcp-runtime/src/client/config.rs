@@ -41,12 +41,10 @@ pub enum CacheMode {
 /// Pages are cached by cursor for the `ttlMs` the server sends (capped by
 /// [`max_ttl`](Self::max_ttl); `0`, negative and missing hints are not cached).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
+#[must_use]
 pub struct ResultCacheConfig {
-    /// The longest a page is reused, whatever the server says (default 24 h).
-    pub max_ttl: Duration,
-    /// The most pages kept (default 64); the oldest is evicted first.
-    pub max_entries: usize,
+    pub(crate) max_ttl: Duration,
+    pub(crate) max_entries: usize,
 }
 
 impl Default for ResultCacheConfig {
@@ -64,13 +62,14 @@ impl ResultCacheConfig {
         Self::default()
     }
 
-    /// Caps the freshness of cached pages.
+    /// Caps the freshness of cached pages: the longest a page is reused, whatever the
+    /// server says (default 24 h).
     pub fn max_ttl(mut self, max_ttl: Duration) -> Self {
         self.max_ttl = max_ttl;
         self
     }
 
-    /// Caps the number of cached pages.
+    /// Caps the number of cached pages (default 64); the oldest is evicted first.
     pub fn max_entries(mut self, max_entries: usize) -> Self {
         self.max_entries = max_entries;
         self
@@ -79,6 +78,7 @@ impl ResultCacheConfig {
 
 /// HTTP settings: timeouts, extra headers, TLS (rustls) and size limits.
 #[derive(Clone, Debug)]
+#[must_use]
 pub struct HttpConfig {
     pub(crate) timeout: Duration,
     pub(crate) connect_timeout: Duration,
@@ -185,6 +185,7 @@ impl HttpConfig {
 /// # drop(config);
 /// ```
 #[derive(Clone)]
+#[must_use]
 pub struct ClientConfig {
     pub(crate) protocol_mode: ProtocolMode,
     pub(crate) http: HttpConfig,
@@ -286,6 +287,7 @@ impl ClientConfig {
 /// assert_eq!(defaults, named);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[must_use]
 pub struct ConnectOptions {
     pub(crate) client_info: Implementation,
     pub(crate) capabilities: ClientCapabilities,

@@ -51,7 +51,7 @@
 //! )?;
 //! let options = ConnectOptions::new(Implementation::new("example-client", "2.0.0"));
 //! let connection = client.connect(options).await?;
-//! println!("Using MCP {}", connection.protocol_version);
+//! println!("Using MCP {}", connection.protocol_version());
 //! let result = client
 //!     .call("add")
 //!     .arguments(json!({"left": 2, "right": 3}))?
@@ -133,20 +133,45 @@ pub async fn connect(url: impl AsRef<str>) -> Result<StreamableHttpClient, Clien
 
 /// What [`StreamableHttpClient::connect`] established.
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
 pub struct ConnectionInfo {
+    era: Era,
+    protocol_version: String,
+    server_info: Option<Implementation>,
+    capabilities: ServerCapabilities,
+    instructions: Option<String>,
+    session_id: Option<String>,
+}
+
+impl ConnectionInfo {
     /// The protocol era.
-    pub era: Era,
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
     /// The negotiated protocol version.
-    pub protocol_version: String,
+    pub fn protocol_version(&self) -> &str {
+        &self.protocol_version
+    }
+
     /// The server's identity (from `initialize`, or the modern `serverInfo` `_meta`).
-    pub server_info: Option<Implementation>,
+    pub fn server_info(&self) -> Option<&Implementation> {
+        self.server_info.as_ref()
+    }
+
     /// The server's capabilities.
-    pub capabilities: ServerCapabilities,
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.capabilities
+    }
+
     /// Instructions for the model.
-    pub instructions: Option<String>,
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
     /// The legacy HTTP session id, when the server issued one.
-    pub session_id: Option<String>,
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
 }
 
 #[derive(Debug)]
@@ -714,10 +739,10 @@ impl Inner {
             if retried || !challenged {
                 return result;
             }
-            let challenge = e.challenge().cloned().unwrap_or_else(|| AuthChallenge {
-                status: e.http_status().unwrap_or(401),
-                ..AuthChallenge::default()
-            });
+            let challenge = e
+                .challenge()
+                .cloned()
+                .unwrap_or_else(|| AuthChallenge::parse(e.http_status().unwrap_or(401), ""));
             match provider.dyn_on_challenge(&challenge).await? {
                 Some(fresh) if Some(&fresh) != token.as_ref() => {
                     tracing::debug!(

@@ -240,7 +240,11 @@ impl mcp::client::ElicitationHandler for Counting {
     ) -> Result<mcp::protocol::ElicitResult, ClientError> {
         let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         if request.params.message() == "fail" {
-            return Err(ClientError::handler("the user closed the dialog"));
+            let cause = std::io::Error::other("dialog closed");
+            return Err(ClientError::handler_with_source(
+                "the user closed the dialog",
+                cause,
+            ));
         }
         Ok(mcp::protocol::ElicitResult::accept(
             json!({"n": n}).as_object().cloned().unwrap_or_default(),
@@ -297,7 +301,48 @@ async fn an_async_fn_elicitation_handler_answers_rounds_and_once_returns_them() 
         assert_eq!(done.joined_text(), "42");
         // A handler error fails the call with that error.
         let err = client.call("ask").arguments(json!({"message": "fail"})).unwrap().await.unwrap_err();
-        assert!(matches!(&err, ClientError::Handler(m) if m == "the user closed the dialog"), "{err:?}");
+        assert!(matches!(&err, ClientError::Handler { message, .. } if message == "the user closed the dialog"), "{err:?}");
+        assert_eq!(err.to_string(), "the user closed the dialog", "the source is not repeated");
+        let source = std::error::Error::source(&err).expect("the handler's source is kept");
+        assert_eq!(source.to_string(), "dialog closed");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_legacy_server_gets_the_handler_message_but_never_its_source() {
+    bounded(async {
+        let mock = Mock::start(vec![vec![tool("a", json!({}))]], |_, r| {
+            let id = r.body["id"].clone();
+            match r.rpc_method() {
+                "initialize" => {
+                    let mut response = rpc_result(&id, json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "legacy", "version": "1"}}));
+                    response.headers_mut().insert("mcp-session-id", HeaderValue::from_static("s1"));
+                    Some(response)
+                }
+                "tools/call" => Some(client_common::sse(&[
+                    format!("data: {}", json!({"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object"}}})),
+                    format!("data: {}", json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}})),
+                ])),
+                _ => None,
+            }
+        })
+        .await;
+        let config = config(ProtocolMode::Legacy).elicitation_handler(|_r: mcp::protocol::ElicitRequest| async {
+            let cause = std::io::Error::other("secret path /home/u/.token");
+            Err::<mcp::protocol::ElicitResult, _>(ClientError::handler_with_source("no answer", cause))
+        });
+        let client = connected(&mock, config).await;
+        let err = client.call("a").await.unwrap_err();
+        assert!(matches!(&err, ClientError::Handler { message, .. } if message == "no answer"), "{err:?}");
+        let answer = mock
+            .requests()
+            .into_iter()
+            .find(|r| r.body["id"] == 7 && r.body.get("method").is_none())
+            .expect("the pushed request was answered");
+        assert_eq!(answer.body["error"]["code"], -32603);
+        assert_eq!(answer.body["error"]["message"], "no answer");
+        assert!(!answer.body.to_string().contains("secret"), "{}", answer.body);
     })
     .await;
 }

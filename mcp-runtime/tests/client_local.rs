@@ -701,7 +701,7 @@ async fn a_handler_error_fails_the_call() {
         });
         let client = connected(&mock, config).await;
         let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
-        assert!(matches!(err, ClientError::Handler(ref m) if m.contains("closed")), "{err:?}");
+        assert!(matches!(err, ClientError::Handler { ref message, .. } if message.contains("closed")), "{err:?}");
     })
     .await;
 }

@@ -44,14 +44,48 @@ pub enum ClientError {
     #[error(transparent)]
     StructuredContent(#[from] crate::protocol::StructuredContentError),
     /// The elicitation handler or the token provider failed.
-    #[error("{0}")]
-    Handler(String),
+    #[error("{message}")]
+    Handler {
+        /// What failed, as the handler described it.
+        message: String,
+        /// The underlying error, if the handler gave one ([`source`](std::error::Error::source);
+        /// not repeated in the message).
+        #[source]
+        source: Option<BoxError>,
+    },
 }
 
 impl ClientError {
-    /// An error for an elicitation handler or token provider to return.
+    /// An error for an elicitation handler or token provider to return. The message is
+    /// what a legacy server that pushed an elicitation gets back (`-32603`).
     pub fn handler(message: impl Into<String>) -> Self {
-        Self::Handler(message.into())
+        Self::Handler {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// [`handler`](Self::handler) with the error that caused it, kept as the
+    /// [`source`](std::error::Error::source). When a legacy server pushed the elicitation,
+    /// it is answered with `-32603` and the message; the source stays on the client:
+    ///
+    /// ```
+    /// use mcp::client::ClientError;
+    ///
+    /// fn read_token(path: &str) -> Result<String, ClientError> {
+    ///     std::fs::read_to_string(path)
+    ///         .map_err(|e| ClientError::handler_with_source("cannot read the token file", e))
+    /// }
+    ///
+    /// let err = read_token("/nonexistent/token").unwrap_err();
+    /// assert_eq!(err.to_string(), "cannot read the token file");
+    /// assert!(std::error::Error::source(&err).is_some());
+    /// ```
+    pub fn handler_with_source(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        Self::Handler {
+            message: message.into(),
+            source: Some(source.into()),
+        }
     }
 
     /// The JSON-RPC code of the error the server answered, if any.
@@ -64,7 +98,7 @@ impl ClientError {
             | Self::Config(_)
             | Self::NotConnected
             | Self::StructuredContent(_)
-            | Self::Handler(_) => None,
+            | Self::Handler { .. } => None,
         }
     }
 
@@ -78,7 +112,7 @@ impl ClientError {
             | Self::Config(_)
             | Self::NotConnected
             | Self::StructuredContent(_)
-            | Self::Handler(_) => None,
+            | Self::Handler { .. } => None,
         }
     }
 

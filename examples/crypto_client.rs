@@ -10,7 +10,27 @@
 
 use mcp::Implementation;
 use mcp::client::{CacheMode, ClientConfig, StreamableHttpClient};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+/// The arguments of `hash_text`.
+#[derive(Serialize)]
+struct HashText<'a> {
+    text: &'a str,
+    algorithm: &'a str,
+}
+
+/// The arguments of `encode_base64` and `text_stats`.
+#[derive(Serialize)]
+struct Text<'a> {
+    text: &'a str,
+}
+
+/// The structured result of `hash_text`.
+#[derive(Deserialize)]
+struct Digest {
+    digest: String,
+}
 
 /// Where the crypto example listens by default.
 const DEFAULT_URL: &str = "http://127.0.0.1:9090/mcp";
@@ -30,13 +50,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ))
         .await?;
     let server = info
-        .server_info
-        .as_ref()
+        .server_info()
         .map(|s| format!("{} {}", s.name, s.version))
         .unwrap_or_else(|| "an unnamed server".into());
     println!(
         "connected to {server} over MCP {} ({:?})",
-        info.protocol_version, info.era
+        info.protocol_version(),
+        info.era()
     );
 
     // Page by page, following the cursors.
@@ -65,52 +85,40 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let text = "The quick brown fox jumps over the lazy dog";
     let hashed = client
-        .call_tool("hash_text", json!({"text": text, "algorithm": "sha256"}))
+        .call("hash_text")
+        .arguments(&HashText {
+            text,
+            algorithm: "sha256",
+        })?
         .await?;
-    println!(
-        "hash_text     -> {}",
-        hashed
-            .structured_content
-            .as_ref()
-            .and_then(|s| s.get("digest"))
-            .and_then(|d| d.as_str())
-            .unwrap_or_default()
-    );
+    println!("hash_text     -> {}", hashed.structured::<Digest>()?.digest);
     let encoded = client
-        .call_tool("encode_base64", json!({"text": text}))
+        .call("encode_base64")
+        .arguments(&Text { text })?
         .await?;
-    let encoded = first_text(&encoded);
+    let encoded = encoded.joined_text();
     println!("encode_base64 -> {encoded}");
     let decoded = client
-        .call_tool("decode_base64", json!({"data": encoded}))
+        .call("decode_base64")
+        .arguments(json!({"data": encoded}))?
         .await?;
-    println!("decode_base64 -> {}", first_text(&decoded));
-    let stats = client
-        .call_tool("text_stats", json!({"text": text}))
-        .await?;
+    println!("decode_base64 -> {}", decoded.joined_text());
+    let stats = client.call("text_stats").arguments(&Text { text })?.await?;
     println!(
         "text_stats    -> {}",
-        stats.structured_content.unwrap_or_default()
+        stats.structured::<serde_json::Value>()?
     );
     // A tool-level failure is data, not an error.
     let failed = client
-        .call_tool("decode_base64", json!({"data": "%%%"}))
+        .call("decode_base64")
+        .arguments(json!({"data": "%%%"}))?
         .await?;
     println!(
-        "decode_base64 -> is_error={:?}: {}",
-        failed.is_error,
-        first_text(&failed)
+        "decode_base64 -> is_error={}: {}",
+        failed.is_error(),
+        failed.joined_text()
     );
 
     client.close().await?;
     Ok(())
-}
-
-fn first_text(result: &mcp::CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .find_map(|c| c.as_text())
-        .unwrap_or_default()
-        .to_owned()
 }

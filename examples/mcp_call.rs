@@ -139,10 +139,14 @@ async fn run(args: Args) -> Result<Value, ClientError> {
     let info = client
         .connect(Implementation::new("mcp_call", env!("CARGO_PKG_VERSION")))
         .await?;
-    eprintln!("connected: MCP {} ({:?})", info.protocol_version, info.era);
+    eprintln!(
+        "connected: MCP {} ({:?})",
+        info.protocol_version(),
+        info.era()
+    );
     let out = match &args.tool {
         None => serde_json::to_value(client.list_tools().await?),
-        Some(tool) => serde_json::to_value(client.call_tool(tool, args.arguments.clone()).await?),
+        Some(tool) => serde_json::to_value(client.call(tool).arguments(&args.arguments)?.await?),
     }
     .unwrap_or(Value::Null);
     client.close().await?;

@@ -11,8 +11,6 @@
 //! connection the client mirrors it into `Mcp-Param-Region` by itself (base64-wrapped for a
 //! non-ASCII value such as "São Paulo").
 
-use mcp::Implementation;
-use mcp::client::{ClientConfig, ProtocolMode, StreamableHttpClient};
 use serde_json::{Value, json};
 
 /// Where the weather example listens by default.
@@ -25,22 +23,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .or_else(|| std::env::var("MCP_URL").ok())
         .unwrap_or_else(|| DEFAULT_URL.to_owned());
-    let client =
-        StreamableHttpClient::new(&url, ClientConfig::new().protocol_mode(ProtocolMode::Auto))?;
-    let info = client
-        .connect(Implementation::new(
-            "weather-client",
-            env!("CARGO_PKG_VERSION"),
-        ))
-        .await?;
+    // The defaults: the auto era (modern, or the legacy handshake for an older server) and
+    // the client identity `mcp-rs`.
+    let client = mcp::client::connect(&url).await?;
+    let info = client.connection().ok_or("the client is not connected")?;
     let server = info
-        .server_info
-        .as_ref()
+        .server_info()
         .map(|s| format!("{} {}", s.name, s.version))
         .unwrap_or_else(|| "an unnamed server".into());
     println!(
         "connected to {server} over MCP {} ({:?})",
-        info.protocol_version, info.era
+        info.protocol_version(),
+        info.era()
     );
 
     let tools = client.list_tools().await?;
@@ -77,27 +71,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("get_current_weather", json!({"city": " "})),
     ];
     for (tool, arguments) in calls {
-        let result = client.call_tool(tool, arguments.clone()).await?;
+        let result = client.call(tool).arguments(&arguments)?.await?;
         let shown = match &result.structured_content {
             Some(structured) => structured.to_string(),
-            None => first_text(&result),
+            None => result.joined_text(),
         };
-        let status = if result.is_error == Some(true) {
-            "error"
-        } else {
-            "ok"
-        };
+        let status = if result.is_error() { "error" } else { "ok" };
         println!("{tool} {arguments} -> {status}: {shown}");
     }
     // Arguments that do not bind are a JSON-RPC error (-32602), not a tool result.
     match client
-        .call_tool(
-            "get_weather_forecast",
-            json!({"location": "Oslo", "days": "three"}),
-        )
+        .call("get_weather_forecast")
+        .arguments(json!({"location": "Oslo", "days": "three"}))?
         .await
     {
-        Ok(result) => println!("unexpected result: {}", first_text(&result)),
+        Ok(result) => println!("unexpected result: {}", result.joined_text()),
         Err(e) => println!(
             "get_weather_forecast with days=\"three\" -> {:?}: {e}",
             e.code()
@@ -120,13 +108,4 @@ fn header_arguments(schema: &serde_json::Map<String, Value>) -> Vec<(String, Str
             Some((name.clone(), header.to_owned()))
         })
         .collect()
-}
-
-fn first_text(result: &mcp::CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .find_map(|c| c.as_text())
-        .unwrap_or_default()
-        .to_owned()
 }

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use mcp::Implementation;
 use mcp::client::{ClientConfig, ProtocolMode, StreamableHttpClient};
-use mcp::protocol::Era;
+use mcp::protocol::{Era, StructuredContentError};
 use serde_json::json;
 use tokio::sync::Barrier;
 
-use crate::shopping_cart::Cart;
+use crate::shopping_cart::{Cart, CartItem};
 
 /// The products shoppers pick from; shopper `n` adds `"{product}-{n}"`, so every item names
 /// the shopper who added it.
@@ -127,19 +127,21 @@ async fn shop(
         let items = items_of(shopper);
         // All of this shopper's adds in flight at once, on its one session.
         let adds = items.iter().map(|(name, quantity)| {
-            let client = client.clone();
-            let arguments = json!({"name": name, "quantity": quantity});
-            async move { client.call_tool("add_item", arguments).await }
+            let call = client.call("add_item").arguments(&CartItem {
+                name: name.clone(),
+                quantity: *quantity,
+            });
+            async move { call?.await }
         });
         for result in join_all(adds).await? {
             cart_of(&result?)?;
         }
         added.wait().await;
-        let cart = cart_of(&client.call_tool("list_items", json!({})).await?)?;
+        let cart = cart_of(&client.call("list_items").arguments(json!({}))?.await?)?;
         Ok::<_, DemoError>(ShopperCart {
             shopper,
-            era: info.era,
-            session_id: info.session_id,
+            era: info.era(),
+            session_id: info.session_id().map(str::to_owned),
             added: items,
             cart,
         })
@@ -168,19 +170,13 @@ where
 /// The cart a tool returned: its structured content when present, else its text (a legacy
 /// result carries the cart as JSON text).
 pub fn cart_of(result: &mcp::CallToolResult) -> Result<Cart, DemoError> {
-    let text: String = result
-        .content
-        .iter()
-        .filter_map(mcp::Content::as_text)
-        .collect();
-    if result.is_error == Some(true) {
-        return Err(format!("the cart tool failed: {text}").into());
+    if result.is_error() {
+        return Err(format!("the cart tool failed: {}", result.joined_text()).into());
     }
-    let cart = match &result.structured_content {
-        Some(value) => serde_json::from_value(value.clone())?,
-        None => serde_json::from_str(&text)?,
-    };
-    Ok(cart)
+    match result.structured::<Cart>() {
+        Err(StructuredContentError::Missing) => Ok(serde_json::from_str(&result.joined_text())?),
+        structured => Ok(structured?),
+    }
 }
 
 /// Every session id in `carts` is present and different.

@@ -12,8 +12,8 @@ use axum::response::IntoResponse;
 use client_common::{Mock, bounded, client_info, rpc_error, tool};
 use http::{HeaderMap, HeaderValue};
 use mcp::client::{
-    AuthChallenge, BoxFuture, CacheMode, ClientConfig, ClientError, ResultCacheConfig,
-    StreamableHttpClient, TokenProvider, TransportError,
+    AuthChallenge, CacheMode, ClientConfig, ClientError, ResultCacheConfig, StreamableHttpClient,
+    TokenProvider, TransportError,
 };
 use mcp::protocol::ErrorCode;
 use serde_json::{Value, json};
@@ -213,7 +213,9 @@ async fn disabled_by_config() {
         assert_eq!(mock.count("tools/list"), 2);
         // Header declarations are still remembered for mirroring.
         client
-            .call_tool("a", json!({"region": "eu"}))
+            .call("a")
+            .arguments(json!({"region": "eu"}))
+            .unwrap()
             .await
             .unwrap();
         assert_eq!(mock.count("tools/list"), 2);
@@ -301,10 +303,12 @@ async fn header_mismatch_drops_the_cache_and_retries_once() {
         assert_eq!(mock.count("tools/list"), 2);
         // One mismatch: cache dropped, list fetched again, call retried and answered.
         let r = client
-            .call_tool("a", json!({"region": "eu"}))
+            .call("a")
+            .arguments(json!({"region": "eu"}))
+            .unwrap()
             .await
             .unwrap();
-        assert_eq!(r.is_error, None);
+        assert!(!r.is_error());
         assert_eq!(mock.count("tools/call"), 2);
         assert_eq!(mock.count("tools/list"), 4, "refetched after the mismatch");
         assert_eq!(
@@ -321,7 +325,9 @@ async fn header_mismatch_drops_the_cache_and_retries_once() {
         // Two mismatches in a row: the error stands, and the cache is dropped.
         budget.store(2, Ordering::SeqCst);
         let err = client
-            .call_tool("a", json!({"region": "eu"}))
+            .call("a")
+            .arguments(json!({"region": "eu"}))
+            .unwrap()
             .await
             .unwrap_err();
         assert_eq!(err.code(), Some(ErrorCode::HEADER_MISMATCH));
@@ -409,7 +415,10 @@ async fn a_call_with_its_own_authorization_bypasses_the_cache() {
         );
         headers.insert("x-trace", HeaderValue::from_static("t1"));
         client
-            .call_tool_with_headers("a", json!({"region": "eu"}), headers)
+            .call("a")
+            .arguments(json!({"region": "eu"}))
+            .unwrap()
+            .headers(headers)
             .await
             .unwrap();
         // The definition was listed again, with the call's credentials…
@@ -439,20 +448,15 @@ struct Rotating {
 }
 
 impl TokenProvider for Rotating {
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        Box::pin(async move { Ok(Some(self.tokens[*self.at.lock().unwrap()].to_owned())) })
+    async fn token(&self) -> Result<Option<String>, ClientError> {
+        Ok(Some(self.tokens[*self.at.lock().unwrap()].to_owned()))
     }
 
-    fn on_challenge<'a>(
-        &'a self,
-        challenge: &'a AuthChallenge,
-    ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
-        Box::pin(async move {
-            self.challenges.lock().unwrap().push(challenge.clone());
-            let mut at = self.at.lock().unwrap();
-            *at = (*at + 1).min(self.tokens.len() - 1);
-            Ok(Some(self.tokens[*at].to_owned()))
-        })
+    async fn on_challenge(&self, challenge: &AuthChallenge) -> Result<Option<String>, ClientError> {
+        self.challenges.lock().unwrap().push(challenge.clone());
+        let mut at = self.at.lock().unwrap();
+        *at = (*at + 1).min(self.tokens.len() - 1);
+        Ok(Some(self.tokens[*at].to_owned()))
     }
 }
 
@@ -490,15 +494,20 @@ async fn token_change_drops(status: StatusCode) {
     // The server now wants another token: the challenge yields t2, the cache is dropped
     // and the call retried once with t2.
     *valid.lock().unwrap() = "t2";
-    client.call_tool("b", json!({})).await.unwrap();
+    client
+        .call("b")
+        .arguments(json!({}))
+        .unwrap()
+        .await
+        .unwrap();
     let challenges = provider.challenges.lock().unwrap().clone();
     assert_eq!(challenges.len(), 1);
-    assert_eq!(challenges[0].status, status.as_u16());
+    assert_eq!(challenges[0].status(), status.as_u16());
     if status == StatusCode::FORBIDDEN {
         assert!(challenges[0].is_insufficient_scope());
-        assert_eq!(challenges[0].scope.as_deref(), Some("tools:write"));
+        assert_eq!(challenges[0].scope(), Some("tools:write"));
     } else {
-        assert_eq!(challenges[0].error.as_deref(), Some("invalid_token"));
+        assert_eq!(challenges[0].error(), Some("invalid_token"));
     }
     assert_eq!(
         mock.last("tools/call").header("authorization"),
@@ -531,7 +540,12 @@ async fn the_same_token_after_a_challenge_fails_and_keeps_the_cache() {
         let client = modern(&mock, ClientConfig::new().token_provider(provider.clone())).await;
         client.list_tools().await.unwrap();
         *valid.lock().unwrap() = "nobody";
-        let err = client.call_tool("b", json!({})).await.unwrap_err();
+        let err = client
+            .call("b")
+            .arguments(json!({}))
+            .unwrap()
+            .await
+            .unwrap_err();
         assert!(
             matches!(
                 err,
@@ -563,7 +577,12 @@ async fn a_token_refreshed_without_a_challenge_keeps_the_cache() {
         // The provider refreshes on its own (expiry): no challenge, same cache.
         *provider.at.lock().unwrap() = 1;
         *valid.lock().unwrap() = "t2";
-        client.call_tool("b", json!({})).await.unwrap();
+        client
+            .call("b")
+            .arguments(json!({}))
+            .unwrap()
+            .await
+            .unwrap();
         assert_eq!(
             mock.last("tools/call").header("authorization"),
             Some("Bearer t2")
@@ -597,7 +616,7 @@ async fn tools_with_invalid_header_declarations_are_left_out() {
         let names: Vec<_> = listed.tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["ok"]);
         // A left-out tool is still callable; nothing is mirrored for it.
-        client.call_tool("number", json!({"n": 1.5})).await.unwrap();
+        client.call("number").arguments(json!({"n": 1.5})).unwrap().await.unwrap();
         assert_eq!(mock.last("tools/call").header("mcp-param-n"), None);
         assert_eq!(mock.last("tools/call").header("mcp-name"), Some("number"));
     })

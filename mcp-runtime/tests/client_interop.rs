@@ -12,9 +12,10 @@ use mcp::client::{
     StreamableHttpClient, ToolCallError,
 };
 use mcp::protocol::{
-    CallToolParams, ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult, Era, ErrorCode,
+    ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult, Era, ErrorCode,
 };
 use mcp::{CallToolResponse, CallToolResult};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 fn client(url: &str, mode: ProtocolMode) -> StreamableHttpClient {
@@ -57,17 +58,27 @@ fn answering(
 }
 
 fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text())
-        .collect::<Vec<_>>()
-        .join("\n")
+    result.joined_text()
+}
+
+/// The arguments of the peer's `add` tool.
+#[derive(Serialize)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+/// The structured result of the peer's `add` tool.
+#[derive(Debug, Deserialize, PartialEq)]
+struct Sum {
+    sum: i64,
 }
 
 async fn add(client: &StreamableHttpClient) -> CallToolResult {
     client
-        .call_tool("add", json!({"a": 2, "b": 3}))
+        .call("add")
+        .arguments(&Add { a: 2, b: 3 })
+        .expect("arguments")
         .await
         .expect("add")
 }
@@ -78,23 +89,18 @@ async fn auto_connects_modern_to_the_v2_server() {
         let server = NodeServer::start(&[]);
         let client = client(&server.url, ProtocolMode::Auto);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Modern);
-        assert_eq!(info.protocol_version, "2026-07-28");
+        assert_eq!(info.era(), Era::Modern);
+        assert_eq!(info.protocol_version(), "2026-07-28");
         assert_eq!(
-            info.server_info.as_ref().map(|s| s.name.as_str()),
+            info.server_info().map(|s| s.name.as_str()),
             Some("mcp-interop-peer-server")
         );
-        assert!(
-            info.instructions
-                .as_deref()
-                .unwrap_or_default()
-                .contains("Interop")
-        );
-        assert!(info.capabilities.tools.is_some());
-        assert_eq!(info.session_id, None);
+        assert!(info.instructions().unwrap_or_default().contains("Interop"));
+        assert!(info.capabilities().tools.is_some());
+        assert_eq!(info.session_id(), None);
         let sum = add(&client).await;
         assert_eq!(text(&sum), "5");
-        assert_eq!(sum.structured_content, Some(json!({"sum": 5})));
+        assert_eq!(sum.structured::<Sum>().expect("structured"), Sum { sum: 5 });
         client.close().await.expect("close");
         assert!(client.connection().is_none());
     })
@@ -107,19 +113,21 @@ async fn auto_falls_back_to_legacy_against_the_v1_server() {
         let server = NodeServer::start(&["--v1"]);
         let (client, seen) = answering(&server.url, ProtocolMode::Auto, ElicitAction::Accept);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.protocol_version, "2025-11-25");
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.protocol_version(), "2025-11-25");
         assert_eq!(
-            info.server_info.as_ref().map(|s| s.name.as_str()),
+            info.server_info().map(|s| s.name.as_str()),
             Some("mcp-interop-peer-server-v1")
         );
-        assert!(info.session_id.is_some(), "the v1 server is sessionful");
+        assert!(info.session_id().is_some(), "the v1 server is sessionful");
         assert_eq!(text(&add(&client).await), "5");
         let all = client.list_tools().await.expect("list");
         assert_eq!(all.tools.len(), 5);
         // Push-style elicitation answered through the handler.
         let r = client
-            .call_tool("confirm_delete", json!({"item": "photos"}))
+            .call("confirm_delete")
+            .arguments(json!({"item": "photos"}))
+            .unwrap()
             .await
             .expect("confirm_delete");
         assert_eq!(text(&r), "Deleted");
@@ -160,9 +168,9 @@ async fn legacy_mode_keeps_a_session_and_deletes_it_on_close() {
         let server = NodeServer::start(&["--legacy", "sessionful"]);
         let client = client(&server.url, ProtocolMode::Legacy);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.protocol_version, "2025-11-25");
-        let session = info.session_id.clone().expect("a session id");
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.protocol_version(), "2025-11-25");
+        let session = info.session_id().map(str::to_owned).expect("a session id");
         // The sessionful transport rejects requests without the session header, so these
         // succeeding shows the id is sent on every request.
         for _ in 0..3 {
@@ -192,18 +200,20 @@ async fn legacy_mode_against_stateless_legacy_serving() {
         let server = NodeServer::start(&["--legacy", "stateless"]);
         let client = client(&server.url, ProtocolMode::Legacy);
         let info = client.connect(client_info()).await.expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.session_id, None);
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.session_id(), None);
         assert_eq!(text(&add(&client).await), "5");
         assert_eq!(client.list_tools().await.expect("list").tools.len(), 5);
         // No return path for elicitation on stateless legacy serving: an isError result.
         let (elicit, _) = answering(&server.url, ProtocolMode::Legacy, ElicitAction::Accept);
         elicit.connect(client_info()).await.expect("connect");
         let r = elicit
-            .call_tool("confirm_delete", json!({"item": "x"}))
+            .call("confirm_delete")
+            .arguments(json!({"item": "x"}))
+            .unwrap()
             .await
             .expect("a result");
-        assert_eq!(r.is_error, Some(true));
+        assert!(r.is_error());
         client.close().await.expect("close without a session");
     })
     .await;
@@ -218,10 +228,10 @@ async fn legacy_without_initialize_sends_plain_requests() {
             .connect(ConnectOptions::new(client_info()).legacy_initialize(false))
             .await
             .expect("connect");
-        assert_eq!(info.era, Era::Legacy);
-        assert_eq!(info.protocol_version, "2025-03-26");
-        assert_eq!(info.server_info, None);
-        assert_eq!(info.session_id, None);
+        assert_eq!(info.era(), Era::Legacy);
+        assert_eq!(info.protocol_version(), "2025-03-26");
+        assert_eq!(info.server_info(), None);
+        assert_eq!(info.session_id(), None);
         assert_eq!(text(&add(&client).await), "5");
     })
     .await;
@@ -242,7 +252,10 @@ async fn legacy_mode_against_a_modern_only_server_fails_with_32022() {
         );
         // Auto mode against the same server is modern.
         let auto = self::client(&server.url, ProtocolMode::Auto);
-        assert_eq!(auto.connect(client_info()).await.unwrap().era, Era::Modern);
+        assert_eq!(
+            auto.connect(client_info()).await.unwrap().era(),
+            Era::Modern
+        );
     })
     .await;
 }
@@ -298,15 +311,19 @@ async fn mirrors_the_region_header_on_modern_calls() {
         client.connect(client_info()).await.expect("connect");
         // No list beforehand: the client fetches the definition itself.
         let r = client
-            .call_tool("weather", json!({"region": "eu-west", "city": "Lisbon"}))
+            .call("weather")
+            .arguments(json!({"region": "eu-west", "city": "Lisbon"}))
+            .unwrap()
             .await
             .expect("weather");
-        assert_eq!(r.is_error, None, "{r:?}");
+        assert!(!r.is_error(), "{r:?}");
         let out = r.structured_content.expect("structured");
         assert_eq!(out["regionHeader"], "eu-west");
         // Non-ASCII values travel base64-wrapped and still match.
         let r = client
-            .call_tool("weather", json!({"region": "São Paulo", "city": "x"}))
+            .call("weather")
+            .arguments(json!({"region": "São Paulo", "city": "x"}))
+            .unwrap()
             .await
             .expect("weather");
         assert_eq!(
@@ -319,7 +336,9 @@ async fn mirrors_the_region_header_on_modern_calls() {
 
 async fn confirm(client: &StreamableHttpClient) -> CallToolResult {
     client
-        .call_tool("confirm_delete", json!({"item": "photos"}))
+        .call("confirm_delete")
+        .arguments(json!({"item": "photos"}))
+        .unwrap()
         .await
         .expect("confirm_delete")
 }
@@ -374,32 +393,29 @@ async fn answers_pushed_elicitation_on_sessionful_legacy() {
 }
 
 #[tokio::test]
-async fn call_tool_once_returns_the_raw_rounds() {
+async fn once_returns_the_raw_rounds() {
     bounded(async {
         let server = NodeServer::start(&[]);
         let (client, _) = answering(&server.url, ProtocolMode::Modern, ElicitAction::Accept);
         client.connect(client_info()).await.expect("connect");
-        let params = CallToolParams {
-            name: "confirm_delete".into(),
-            arguments: json!({"item": "x"}).as_object().cloned(),
-            ..CallToolParams::default()
+        let call = || {
+            client
+                .call("confirm_delete")
+                .arguments(json!({"item": "x"}))
+                .expect("arguments")
         };
-        let CallToolResponse::InputRequired(ir) = client
-            .call_tool_once(params.clone())
-            .await
-            .expect("round 1")
-        else {
+        let CallToolResponse::InputRequired(ir) = call().once().await.expect("round 1") else {
             panic!("expected input_required");
         };
         let requests = ir.input_requests.expect("input requests");
         assert_eq!(requests["confirm"]["method"], "elicitation/create");
         let answer = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
-        let retry = CallToolParams {
-            input_responses: answer.as_object().cloned(),
-            request_state: ir.request_state,
-            ..params
-        };
-        let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.expect("round 2")
+        let CallToolResponse::Complete(done) = call()
+            .input_responses(answer.as_object().cloned().expect("object"))
+            .request_state(ir.request_state)
+            .once()
+            .await
+            .expect("round 2")
         else {
             panic!("expected a complete result");
         };
@@ -421,7 +437,9 @@ async fn input_rounds_are_bounded() {
         let client = StreamableHttpClient::new(&server.url, config).expect("client");
         client.connect(client_info()).await.expect("connect");
         let err = client
-            .call_tool("confirm_delete", json!({"item": "x"}))
+            .call("confirm_delete")
+            .arguments(json!({"item": "x"}))
+            .unwrap()
             .await
             .unwrap_err();
         assert!(
@@ -442,7 +460,9 @@ async fn without_a_handler_no_elicitation_is_declared() {
         let client = client(&server.url, ProtocolMode::Modern);
         client.connect(client_info()).await.expect("connect");
         let err = client
-            .call_tool("confirm_delete", json!({"item": "x"}))
+            .call("confirm_delete")
+            .arguments(json!({"item": "x"}))
+            .unwrap()
             .await
             .unwrap_err();
         assert_eq!(
@@ -462,13 +482,17 @@ async fn tool_errors_are_data_and_unknown_tools_are_errors() {
             let client = client(&server.url, mode);
             client.connect(client_info()).await.expect("connect");
             let r = client
-                .call_tool("fail", json!({"message": "boom"}))
+                .call("fail")
+                .arguments(json!({"message": "boom"}))
+                .unwrap()
                 .await
                 .expect("an isError result is data");
-            assert_eq!(r.is_error, Some(true));
+            assert!(r.is_error());
             assert_eq!(text(&r), "boom");
             let err = client
-                .call_tool("no_such_tool", json!({}))
+                .call("no_such_tool")
+                .arguments(json!({}))
+                .unwrap()
                 .await
                 .unwrap_err();
             assert_eq!(
@@ -479,13 +503,15 @@ async fn tool_errors_are_data_and_unknown_tools_are_errors() {
             let rpc = err.rpc().expect("a JSON-RPC error");
             assert!(rpc.message.contains("no_such_tool"), "{}", rpc.message);
             assert!(matches!(
-                client.call_tool("echo", json!([1])).await,
+                client.call("echo").arguments(json!([1])),
                 Err(ClientError::ToolCall(
                     ToolCallError::InvalidArguments { .. }
                 ))
             ));
             let r = client
-                .call_tool("echo", json!({"text": "héllo"}))
+                .call("echo")
+                .arguments(json!({"text": "héllo"}))
+                .unwrap()
                 .await
                 .expect("echo");
             assert_eq!(text(&r), "héllo");
@@ -507,14 +533,16 @@ async fn concurrent_calls_share_one_client() {
                 let client = client.clone();
                 tasks.push(tokio::spawn(async move {
                     client
-                        .call_tool("add", json!({"a": i, "b": 1}))
-                        .await
-                        .map(|r| r.structured_content)
+                        .call("add")
+                        .arguments(&Add { a: i, b: 1 })?
+                        .await?
+                        .structured::<Sum>()
+                        .map_err(ClientError::from)
                 }));
             }
             for (i, task) in tasks.into_iter().enumerate() {
                 let out = task.await.expect("join").expect("call");
-                assert_eq!(out, Some(json!({"sum": i as i64 + 1})));
+                assert_eq!(out, Sum { sum: i as i64 + 1 });
             }
             client.close().await.expect("close");
         }
@@ -534,11 +562,11 @@ async fn discover_then_adopt() {
             .adopt_discovery(client_info(), discovered)
             .await
             .expect("adopt");
-        assert_eq!(info.era, Era::Modern);
+        assert_eq!(info.era(), Era::Modern);
         assert_eq!(text(&add(&client).await), "5");
         let legacy = self::client(&server.url, ProtocolMode::Auto);
         let info = legacy.initialize_legacy(client_info()).await.expect("init");
-        assert_eq!(info.era, Era::Legacy);
+        assert_eq!(info.era(), Era::Legacy);
         assert_eq!(text(&add(&legacy).await), "5");
         let _: Value = json!(null);
     })

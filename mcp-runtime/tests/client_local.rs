@@ -17,7 +17,7 @@ use mcp::client::{
     ClientConfig, ClientError, ConnectOptions, HttpConfig, ProtocolError, ProtocolMode,
     StreamError, StreamableHttpClient, ToolCallError, TransportError,
 };
-use mcp::protocol::{CallToolParams, ClientCapabilities, ElicitRequest, ElicitResult, Era};
+use mcp::protocol::{ClientCapabilities, ElicitRequest, ElicitResult, Era};
 use mcp::{CallToolResponse, Implementation};
 use serde_json::{Value, json};
 
@@ -73,8 +73,8 @@ async fn modern_requests_carry_the_envelope_and_headers() {
             .connect(ConnectOptions::new(Implementation::new("probe-test", "9.9.9")).capabilities(caps))
             .await
             .unwrap();
-        assert_eq!(info.era, Era::Modern);
-        assert_eq!(info.server_info.unwrap().name, "mock");
+        assert_eq!(info.era(), Era::Modern);
+        assert_eq!(info.server_info().unwrap().name, "mock");
         let expected_caps = json!({"elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": true}});
 
         let probe = mock.last("server/discover");
@@ -88,16 +88,13 @@ async fn modern_requests_carry_the_envelope_and_headers() {
         assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "probe-test");
         assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], expected_caps);
 
-        let params = CallToolParams {
-            name: "a".into(),
-            arguments: json!({"region": "eu-west"}).as_object().cloned(),
-            meta: json!({"progressToken": 7}).as_object().cloned(),
-            ..CallToolParams::default()
-        };
-        assert!(matches!(
-            client.call_tool_once(params).await.unwrap(),
-            CallToolResponse::Complete(_)
-        ));
+        let once = client
+            .call("a")
+            .arguments(json!({"region": "eu-west"}))
+            .unwrap()
+            .meta(json!({"progressToken": 7}).as_object().cloned().unwrap())
+            .once();
+        assert!(matches!(once.await.unwrap(), CallToolResponse::Complete(_)));
         let call = mock.last("tools/call");
         assert_eq!(call.header("mcp-protocol-version"), Some("2026-07-28"));
         assert_eq!(call.header("mcp-method"), Some("tools/call"));
@@ -114,7 +111,7 @@ async fn modern_requests_carry_the_envelope_and_headers() {
             "on every modern request"
         );
         // Names outside visible ASCII travel base64-wrapped.
-        client.call_tool("ünï", json!({})).await.unwrap();
+        client.call("ünï").arguments(json!({})).unwrap().await.unwrap();
         assert_eq!(mock.last("tools/call").header("mcp-name"), Some("=?base64?w7xuw68=?="));
     })
     .await;
@@ -138,7 +135,9 @@ async fn integer_headers_beyond_the_safe_range_are_refused_locally() {
             json!(1e16),
         ] {
             let err = client
-                .call_tool("t", json!({"limit": big}))
+                .call("t")
+                .arguments(json!({"limit": big}))
+                .unwrap()
                 .await
                 .unwrap_err();
             match err {
@@ -157,7 +156,9 @@ async fn integer_headers_beyond_the_safe_range_are_refused_locally() {
         }
         assert_eq!(mock.count("tools/call"), 0, "nothing was sent");
         client
-            .call_tool("t", json!({"limit": 9_007_199_254_740_991_i64}))
+            .call("t")
+            .arguments(json!({"limit": 9_007_199_254_740_991_i64}))
+            .unwrap()
             .await
             .unwrap();
         assert_eq!(
@@ -165,7 +166,9 @@ async fn integer_headers_beyond_the_safe_range_are_refused_locally() {
             Some("9007199254740991")
         );
         client
-            .call_tool("t", json!({"limit": -9_007_199_254_740_991_i64}))
+            .call("t")
+            .arguments(json!({"limit": -9_007_199_254_740_991_i64}))
+            .unwrap()
             .await
             .unwrap();
         assert_eq!(
@@ -193,7 +196,10 @@ async fn per_call_headers_cannot_override_reserved_ones() {
                 HeaderValue::from_static("x"),
             );
             let err = client
-                .call_tool_with_headers("a", json!({}), headers)
+                .call("a")
+                .arguments(json!({}))
+                .unwrap()
+                .headers(headers)
                 .await
                 .unwrap_err();
             assert!(
@@ -236,7 +242,7 @@ async fn input_rounds_follow_the_server() {
         let (config, seen) = recording();
         let client = connected(&mock, config).await;
         let started = Instant::now();
-        let result = client.call_tool("ask", json!({"x": 1})).await.unwrap();
+        let result = client.call("ask").arguments(json!({"x": 1})).unwrap().await.unwrap();
         assert!(started.elapsed() >= Duration::from_millis(250), "a state-only round waits");
         assert_eq!(result.content[0].as_text(), Some("done"));
         assert_eq!(*seen.lock().unwrap(), ["first", "second"], "the server's order");
@@ -284,19 +290,19 @@ async fn input_rounds_are_bounded_and_need_a_handler() {
         let mock = asking_mock(form.clone()).await;
         let (with_handler, seen) = recording();
         let client = connected(&mock, with_handler.max_input_rounds(3)).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::ToolCall(ToolCallError::InputRoundsExhausted { rounds: 3, .. })), "{err:?}");
         assert_eq!(mock.count("tools/call"), 4);
         assert_eq!(seen.lock().unwrap().len(), 3);
 
         let bare = connected(&mock, config(ProtocolMode::Modern)).await;
-        let err = bare.call_tool("t", json!({})).await.unwrap_err();
+        let err = bare.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::ToolCall(ToolCallError::NoElicitationHandler { .. })), "{err:?}");
 
         let sampling = asking_mock(json!({"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}})).await;
         let (with_handler, _) = recording();
         let client = connected(&sampling, with_handler).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::ToolCall(ToolCallError::UnsupportedInputRequest { ref method, .. }) if method == "sampling/createMessage"), "{err:?}");
 
         let empty = Mock::start(vec![vec![]], |_, r| {
@@ -305,7 +311,7 @@ async fn input_rounds_are_bounded_and_need_a_handler() {
         .await;
         let (with_handler, _) = recording();
         let client = connected(&empty, with_handler).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
         assert!(matches!(err, ClientError::Protocol(ProtocolError::InvalidResponse { .. })), "{err:?}");
     })
     .await;
@@ -339,13 +345,18 @@ async fn legacy_requests_carry_the_session_and_version() {
         let client = connected(&mock, config(ProtocolMode::Legacy)).await;
         let info = client.connection().unwrap();
         assert_eq!(
-            (info.era, info.protocol_version.as_str()),
+            (info.era(), info.protocol_version()),
             (Era::Legacy, "2025-06-18")
         );
-        assert_eq!(info.session_id.as_deref(), Some("s1"));
-        assert_eq!(info.instructions.as_deref(), Some("hi"));
+        assert_eq!(info.session_id(), Some("s1"));
+        assert_eq!(info.instructions(), Some("hi"));
         client.list_tools().await.unwrap();
-        client.call_tool("a", json!({"k": 1})).await.unwrap();
+        client
+            .call("a")
+            .arguments(json!({"k": 1}))
+            .unwrap()
+            .await
+            .unwrap();
         client.close().await.unwrap();
 
         let requests = mock.requests();
@@ -391,8 +402,8 @@ async fn legacy_without_initialize_makes_no_call_and_sends_no_version() {
             .connect(ConnectOptions::new(client_info()).legacy_initialize(false))
             .await
             .unwrap();
-        assert_eq!(info.protocol_version, "2025-03-26");
-        assert_eq!(info.capabilities, Default::default());
+        assert_eq!(info.protocol_version(), "2025-03-26");
+        assert_eq!(info.capabilities(), &Default::default());
         assert!(mock.requests().is_empty(), "no network call");
         client.list_tools().await.unwrap();
         let list = mock.last("tools/list");
@@ -426,7 +437,7 @@ async fn sse_responses_and_pushed_requests_on_legacy() {
         .await;
         let (config, seen) = recording();
         let client = connected(&mock, config.protocol_mode(ProtocolMode::Legacy)).await;
-        let r = client.call_tool("a", json!({})).await.unwrap();
+        let r = client.call("a").arguments(json!({})).unwrap().await.unwrap();
         assert_eq!(r.content[0].as_text(), Some("right"));
         assert_eq!(*seen.lock().unwrap(), ["form?", "url?"]);
         let answers: Vec<_> = mock
@@ -459,7 +470,7 @@ async fn modern_connections_drop_server_requests() {
         })
         .await;
         let client = connected(&mock, config(ProtocolMode::Modern)).await;
-        client.call_tool("a", json!({})).await.unwrap();
+        client.call("a").arguments(json!({})).unwrap().await.unwrap();
         assert!(mock.requests().iter().all(|r| r.body.get("method").is_some()), "nothing answered");
     })
     .await;
@@ -484,7 +495,7 @@ async fn broken_streams_and_bodies_are_bounded() {
         let client = connected(&mock, config(ProtocolMode::Modern).http(http)).await;
         let call = |name: &'static str| {
             let client = client.clone();
-            async move { client.call_tool(name, json!({})).await.unwrap_err() }
+            async move { client.call(name).arguments(json!({})).unwrap().await.unwrap_err() }
         };
         assert!(matches!(call("ends").await, ClientError::Stream(StreamError::EndedWithoutResponse)));
         assert!(matches!(call("big_body").await, ClientError::Transport(TransportError::BodyTooLarge { limit: 4096 })));
@@ -507,7 +518,12 @@ async fn each_exchange_has_its_own_timeout() {
         .await;
         mock.delay("tools/call", Duration::from_secs(3));
         let started = Instant::now();
-        let err = client.call_tool("slow", json!({})).await.unwrap_err();
+        let err = client
+            .call("slow")
+            .arguments(json!({}))
+            .unwrap()
+            .await
+            .unwrap_err();
         assert!(
             matches!(err, ClientError::Transport(TransportError::Timeout(_))),
             "{err:?}"
@@ -531,7 +547,9 @@ async fn concurrent_calls_proceed_concurrently() {
         let calls: Vec<_> = (0..8)
             .map(|i| {
                 let client = client.clone();
-                tokio::spawn(async move { client.call_tool("t", json!({"i": i})).await })
+                tokio::spawn(
+                    async move { client.call("t").arguments(json!({"i": i})).unwrap().await },
+                )
             })
             .collect();
         for (i, call) in calls.into_iter().enumerate() {
@@ -581,7 +599,7 @@ async fn waiting_for_a_session_renewal_does_not_consume_the_timeout() {
         let calls: Vec<_> = (0..2)
             .map(|_| {
                 let client = client.clone();
-                tokio::spawn(async move { client.call_tool("t", json!({})).await })
+                tokio::spawn(async move { client.call("t").arguments(json!({})).unwrap().await })
             })
             .collect();
         for call in calls {
@@ -612,7 +630,7 @@ async fn probed(probe: impl Fn(&Value) -> Response + Send + Sync + 'static) -> M
 
 async fn outcome(mock: &Mock, mode: ProtocolMode) -> Result<Era, ClientError> {
     let client = StreamableHttpClient::new(&mock.url, config(mode)).unwrap();
-    client.connect(client_info()).await.map(|i| i.era)
+    client.connect(client_info()).await.map(|i| i.era())
 }
 
 #[tokio::test]
@@ -682,8 +700,8 @@ async fn a_handler_error_fails_the_call() {
             Err::<ElicitResult, _>(ClientError::handler("the user closed the window"))
         });
         let client = connected(&mock, config).await;
-        let err = client.call_tool("t", json!({})).await.unwrap_err();
-        assert!(matches!(err, ClientError::Handler(ref m) if m.contains("closed")), "{err:?}");
+        let err = client.call("t").arguments(json!({})).unwrap().await.unwrap_err();
+        assert!(matches!(err, ClientError::Handler { ref message, .. } if message.contains("closed")), "{err:?}");
     })
     .await;
 }

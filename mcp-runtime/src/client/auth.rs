@@ -2,29 +2,53 @@
 //! each request and is told about `401` and `insufficient_scope` challenges. Full OAuth
 //! flows (discovery, authorization, refresh) are built on this hook.
 
-use futures_util::future::BoxFuture;
+use std::future::Future;
 
 use super::ClientError;
+use crate::BoxFuture;
 
 /// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct AuthChallenge {
-    /// The HTTP status (`401` or `403`).
-    pub status: u16,
-    /// The auth scheme (`Bearer`, `DPoP`).
-    pub scheme: Option<String>,
-    /// The `error` parameter (`invalid_token`, `insufficient_scope`).
-    pub error: Option<String>,
-    /// The `error_description` parameter.
-    pub error_description: Option<String>,
-    /// The `scope` parameter (space-separated scopes).
-    pub scope: Option<String>,
-    /// The `resource_metadata` parameter (URL of the protected resource metadata).
-    pub resource_metadata: Option<String>,
+    status: u16,
+    scheme: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+    scope: Option<String>,
+    resource_metadata: Option<String>,
 }
 
 impl AuthChallenge {
+    /// The HTTP status (`401` or `403`).
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The auth scheme (`Bearer`, `DPoP`).
+    pub fn scheme(&self) -> Option<&str> {
+        self.scheme.as_deref()
+    }
+
+    /// The `error` parameter (`invalid_token`, `insufficient_scope`).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The `error_description` parameter.
+    pub fn error_description(&self) -> Option<&str> {
+        self.error_description.as_deref()
+    }
+
+    /// The `scope` parameter (space-separated scopes).
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
+    }
+
+    /// The `resource_metadata` parameter (URL of the protected resource metadata).
+    pub fn resource_metadata(&self) -> Option<&str> {
+        self.resource_metadata.as_deref()
+    }
+
     /// Parses a `WWW-Authenticate` value (parameters quoted or bare; unknown ones ignored).
     ///
     /// ```
@@ -32,7 +56,7 @@ impl AuthChallenge {
     ///
     /// let c = AuthChallenge::parse(403, r#"Bearer error="insufficient_scope", scope="a b""#);
     /// assert!(c.is_insufficient_scope());
-    /// assert_eq!(c.scope.as_deref(), Some("a b"));
+    /// assert_eq!(c.scope(), Some("a b"));
     /// ```
     pub fn parse(status: u16, header: &str) -> Self {
         let mut out = Self {
@@ -102,42 +126,77 @@ impl AuthChallenge {
 /// different token returned there drops the `tools/list` cache (a step-up can change the
 /// tool list) and the request is retried once with it.
 ///
+/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
+/// client boxes the futures itself.
+///
 /// ```
-/// use mcp::client::{BoxFuture, ClientError, TokenProvider};
+/// use mcp::client::{AuthChallenge, ClientConfig, ClientError, TokenProvider};
 ///
 /// struct FromEnv;
 ///
 /// impl TokenProvider for FromEnv {
-///     fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-///         Box::pin(async { Ok(std::env::var("MCP_TOKEN").ok()) })
+///     async fn token(&self) -> Result<Option<String>, ClientError> {
+///         Ok(std::env::var("MCP_TOKEN").ok())
+///     }
+///
+///     async fn on_challenge(
+///         &self,
+///         challenge: &AuthChallenge,
+///     ) -> Result<Option<String>, ClientError> {
+///         // A real provider would run an OAuth flow for `challenge.scope()` here.
+///         let _ = challenge;
+///         Ok(None)
 ///     }
 /// }
+///
+/// let config = ClientConfig::new().token_provider(FromEnv);
+/// # drop(config);
 /// ```
 pub trait TokenProvider: Send + Sync + 'static {
     /// The token for the next request; `None` sends no `Authorization` header.
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
+    fn token(&self) -> impl Future<Output = Result<Option<String>, ClientError>> + Send;
 
     /// Called on a `401` or `insufficient_scope` challenge. Return a new token to retry the
     /// request once with it, or `None` to fail with the challenge. The default gives up.
-    fn on_challenge<'a>(
-        &'a self,
-        challenge: &'a AuthChallenge,
-    ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
+    fn on_challenge(
+        &self,
+        challenge: &AuthChallenge,
+    ) -> impl Future<Output = Result<Option<String>, ClientError>> + Send {
         let _ = challenge;
-        Box::pin(async { Ok(None) })
+        async { Ok(None) }
     }
 }
 
-impl<T: TokenProvider + ?Sized> TokenProvider for std::sync::Arc<T> {
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        (**self).token()
+impl<T: TokenProvider> TokenProvider for std::sync::Arc<T> {
+    async fn token(&self) -> Result<Option<String>, ClientError> {
+        (**self).token().await
     }
 
-    fn on_challenge<'a>(
+    async fn on_challenge(&self, challenge: &AuthChallenge) -> Result<Option<String>, ClientError> {
+        (**self).on_challenge(challenge).await
+    }
+}
+
+/// [`TokenProvider`] with boxed futures, so the configuration can hold any provider.
+pub(crate) trait DynTokenProvider: Send + Sync + 'static {
+    fn dyn_token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>>;
+
+    fn dyn_on_challenge<'a>(
+        &'a self,
+        challenge: &'a AuthChallenge,
+    ) -> BoxFuture<'a, Result<Option<String>, ClientError>>;
+}
+
+impl<T: TokenProvider> DynTokenProvider for T {
+    fn dyn_token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
+        Box::pin(self.token())
+    }
+
+    fn dyn_on_challenge<'a>(
         &'a self,
         challenge: &'a AuthChallenge,
     ) -> BoxFuture<'a, Result<Option<String>, ClientError>> {
-        (**self).on_challenge(challenge)
+        Box::pin(self.on_challenge(challenge))
     }
 }
 
@@ -159,8 +218,8 @@ impl std::fmt::Debug for StaticToken {
 }
 
 impl TokenProvider for StaticToken {
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, ClientError>> {
-        Box::pin(async { Ok(Some(self.0.clone())) })
+    async fn token(&self) -> Result<Option<String>, ClientError> {
+        Ok(Some(self.0.clone()))
     }
 }
 
@@ -174,22 +233,22 @@ mod tests {
             401,
             r#"Bearer error="invalid_token", error_description="Missing \"Authorization\" header", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp""#,
         );
-        assert_eq!(c.scheme.as_deref(), Some("Bearer"));
-        assert_eq!(c.error.as_deref(), Some("invalid_token"));
+        assert_eq!(c.scheme(), Some("Bearer"));
+        assert_eq!(c.error(), Some("invalid_token"));
         assert_eq!(
-            c.error_description.as_deref(),
+            c.error_description(),
             Some(r#"Missing "Authorization" header"#)
         );
         assert_eq!(
-            c.resource_metadata.as_deref(),
+            c.resource_metadata(),
             Some("https://api.example.com/.well-known/oauth-protected-resource/mcp")
         );
         assert!(!c.is_insufficient_scope());
         let c = AuthChallenge::parse(403, "Bearer error=insufficient_scope, scope=files:write");
         assert!(c.is_insufficient_scope());
-        assert_eq!(c.scope.as_deref(), Some("files:write"));
+        assert_eq!(c.scope(), Some("files:write"));
         let c = AuthChallenge::parse(401, "Bearer");
-        assert_eq!(c.scheme.as_deref(), Some("Bearer"));
-        assert_eq!(c.error, None);
+        assert_eq!(c.scheme(), Some("Bearer"));
+        assert_eq!(c.error(), None);
     }
 }

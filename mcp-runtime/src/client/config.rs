@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use super::auth::TokenProvider;
-use super::elicitation::ElicitationHandler;
+use super::auth::{DynTokenProvider, TokenProvider};
+use super::elicitation::{DynElicitationHandler, ElicitationHandler};
 use crate::protocol::{ClientCapabilities, Implementation};
 
 /// Which protocol era the client speaks.
@@ -41,12 +41,10 @@ pub enum CacheMode {
 /// Pages are cached by cursor for the `ttlMs` the server sends (capped by
 /// [`max_ttl`](Self::max_ttl); `0`, negative and missing hints are not cached).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
+#[must_use]
 pub struct ResultCacheConfig {
-    /// The longest a page is reused, whatever the server says (default 24 h).
-    pub max_ttl: Duration,
-    /// The most pages kept (default 64); the oldest is evicted first.
-    pub max_entries: usize,
+    pub(crate) max_ttl: Duration,
+    pub(crate) max_entries: usize,
 }
 
 impl Default for ResultCacheConfig {
@@ -64,13 +62,14 @@ impl ResultCacheConfig {
         Self::default()
     }
 
-    /// Caps the freshness of cached pages.
+    /// Caps the freshness of cached pages: the longest a page is reused, whatever the
+    /// server says (default 24 h).
     pub fn max_ttl(mut self, max_ttl: Duration) -> Self {
         self.max_ttl = max_ttl;
         self
     }
 
-    /// Caps the number of cached pages.
+    /// Caps the number of cached pages (default 64); the oldest is evicted first.
     pub fn max_entries(mut self, max_entries: usize) -> Self {
         self.max_entries = max_entries;
         self
@@ -79,6 +78,7 @@ impl ResultCacheConfig {
 
 /// HTTP settings: timeouts, extra headers, TLS (rustls) and size limits.
 #[derive(Clone, Debug)]
+#[must_use]
 pub struct HttpConfig {
     pub(crate) timeout: Duration,
     pub(crate) connect_timeout: Duration,
@@ -185,11 +185,12 @@ impl HttpConfig {
 /// # drop(config);
 /// ```
 #[derive(Clone)]
+#[must_use]
 pub struct ClientConfig {
     pub(crate) protocol_mode: ProtocolMode,
     pub(crate) http: HttpConfig,
-    pub(crate) elicitation_handler: Option<Arc<dyn ElicitationHandler>>,
-    pub(crate) token_provider: Option<Arc<dyn TokenProvider>>,
+    pub(crate) elicitation_handler: Option<Arc<dyn DynElicitationHandler>>,
+    pub(crate) token_provider: Option<Arc<dyn DynTokenProvider>>,
     pub(crate) max_input_rounds: u32,
     pub(crate) result_cache: Option<ResultCacheConfig>,
 }
@@ -257,7 +258,8 @@ impl ClientConfig {
         self
     }
 
-    /// How many `input_required` rounds `call_tool` answers before giving up (default 10).
+    /// How many `input_required` rounds a [`call`](super::StreamableHttpClient::call)
+    /// answers before giving up (default 10).
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds;
         self
@@ -273,7 +275,19 @@ impl ClientConfig {
 /// What [`connect`](super::StreamableHttpClient::connect) needs: the client's
 /// identity and capabilities, and whether a legacy connection performs the `initialize`
 /// handshake.
+///
+/// The [`Default`] identity is `mcp-rs` with this crate's version:
+///
+/// ```
+/// use mcp::Implementation;
+/// use mcp::client::ConnectOptions;
+///
+/// let defaults = ConnectOptions::default();
+/// let named = ConnectOptions::new(Implementation::new("mcp-rs", env!("CARGO_PKG_VERSION")));
+/// assert_eq!(defaults, named);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
+#[must_use]
 pub struct ConnectOptions {
     pub(crate) client_info: Implementation,
     pub(crate) capabilities: ClientCapabilities,
@@ -304,6 +318,18 @@ impl ConnectOptions {
         self
     }
 }
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self::new(Implementation::new(
+            DEFAULT_CLIENT_NAME,
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+}
+
+/// The client name of [`ConnectOptions::default`].
+const DEFAULT_CLIENT_NAME: &str = "mcp-rs";
 
 impl From<Implementation> for ConnectOptions {
     fn from(client_info: Implementation) -> Self {

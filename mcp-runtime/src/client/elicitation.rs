@@ -2,9 +2,8 @@
 
 use std::future::Future;
 
-use futures_util::future::BoxFuture;
-
 use super::ClientError;
+use crate::BoxFuture;
 use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
 
 /// Answers elicitation requests: form questions and URL elicitations.
@@ -20,8 +19,27 @@ use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
 /// model cannot inspect) and answers `accept` once the user agrees, `cancel` when they give
 /// up.
 ///
+/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService) (the
+/// client boxes the future itself):
+///
+/// ```
+/// use mcp::client::{ClientConfig, ClientError, ElicitationHandler};
+/// use mcp::protocol::{ElicitRequest, ElicitResult};
+///
+/// struct AlwaysDecline;
+///
+/// impl ElicitationHandler for AlwaysDecline {
+///     async fn elicit(&self, _request: ElicitRequest) -> Result<ElicitResult, ClientError> {
+///         Ok(ElicitResult::decline())
+///     }
+/// }
+///
+/// let config = ClientConfig::new().elicitation_handler(AlwaysDecline);
+/// # drop(config);
+/// ```
+///
 /// Any `Fn(ElicitRequest) -> impl Future<Output = Result<ElicitResult, ClientError>>`
-/// closure is a handler:
+/// closure is a handler too:
 ///
 /// ```
 /// use mcp::client::ClientConfig;
@@ -40,7 +58,10 @@ use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
 /// ```
 pub trait ElicitationHandler: Send + Sync + 'static {
     /// Asks the user and returns the answer. An error fails the call in progress.
-    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResult, ClientError>>;
+    fn elicit(
+        &self,
+        request: ElicitRequest,
+    ) -> impl Future<Output = Result<ElicitResult, ClientError>> + Send;
 }
 
 impl<F, Fut> ElicitationHandler for F
@@ -48,8 +69,28 @@ where
     F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<ElicitResult, ClientError>> + Send + 'static,
 {
-    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResult, ClientError>> {
-        Box::pin(self(request))
+    fn elicit(
+        &self,
+        request: ElicitRequest,
+    ) -> impl Future<Output = Result<ElicitResult, ClientError>> + Send {
+        self(request)
+    }
+}
+
+/// [`ElicitationHandler`] with a boxed future, so the configuration can hold any handler.
+pub(crate) trait DynElicitationHandler: Send + Sync + 'static {
+    fn dyn_elicit(
+        &self,
+        request: ElicitRequest,
+    ) -> BoxFuture<'_, Result<ElicitResult, ClientError>>;
+}
+
+impl<T: ElicitationHandler> DynElicitationHandler for T {
+    fn dyn_elicit(
+        &self,
+        request: ElicitRequest,
+    ) -> BoxFuture<'_, Result<ElicitResult, ClientError>> {
+        Box::pin(self.elicit(request))
     }
 }
 

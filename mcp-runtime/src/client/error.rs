@@ -2,7 +2,8 @@
 //! [`TransportError`] (HTTP), [`ProtocolError`] (JSON-RPC errors and bad responses),
 //! [`ToolCallError`] (calls the client refuses or cannot finish) and [`StreamError`] (SSE).
 //!
-//! A tool that fails is not an error: its result comes back with `is_error: Some(true)`.
+//! A tool that fails is not an error: its result comes back with
+//! [`is_error()`](crate::CallToolResult::is_error) `true`.
 
 use std::time::Duration;
 
@@ -39,15 +40,52 @@ pub enum ClientError {
     /// An operation other than connecting was called before `connect`.
     #[error("the client is not connected: call `connect` (or `initialize_legacy`) first")]
     NotConnected,
+    /// The `structuredContent` of a tool result could not be read as the requested type.
+    #[error(transparent)]
+    StructuredContent(#[from] crate::protocol::StructuredContentError),
     /// The elicitation handler or the token provider failed.
-    #[error("{0}")]
-    Handler(String),
+    #[error("{message}")]
+    Handler {
+        /// What failed, as the handler described it.
+        message: String,
+        /// The underlying error, if the handler gave one ([`source`](std::error::Error::source);
+        /// not repeated in the message).
+        #[source]
+        source: Option<BoxError>,
+    },
 }
 
 impl ClientError {
-    /// An error for an elicitation handler or token provider to return.
+    /// An error for an elicitation handler or token provider to return. The message is
+    /// what a legacy server that pushed an elicitation gets back (`-32603`).
     pub fn handler(message: impl Into<String>) -> Self {
-        Self::Handler(message.into())
+        Self::Handler {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// [`handler`](Self::handler) with the error that caused it, kept as the
+    /// [`source`](std::error::Error::source). When a legacy server pushed the elicitation,
+    /// it is answered with `-32603` and the message; the source stays on the client:
+    ///
+    /// ```
+    /// use mcp::client::ClientError;
+    ///
+    /// fn read_token(path: &str) -> Result<String, ClientError> {
+    ///     std::fs::read_to_string(path)
+    ///         .map_err(|e| ClientError::handler_with_source("cannot read the token file", e))
+    /// }
+    ///
+    /// let err = read_token("/nonexistent/token").unwrap_err();
+    /// assert_eq!(err.to_string(), "cannot read the token file");
+    /// assert!(std::error::Error::source(&err).is_some());
+    /// ```
+    pub fn handler_with_source(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        Self::Handler {
+            message: message.into(),
+            source: Some(source.into()),
+        }
     }
 
     /// The JSON-RPC code of the error the server answered, if any.
@@ -59,7 +97,8 @@ impl ClientError {
             | Self::Stream(_)
             | Self::Config(_)
             | Self::NotConnected
-            | Self::Handler(_) => None,
+            | Self::StructuredContent(_)
+            | Self::Handler { .. } => None,
         }
     }
 
@@ -72,7 +111,8 @@ impl ClientError {
             | Self::Stream(_)
             | Self::Config(_)
             | Self::NotConnected
-            | Self::Handler(_) => None,
+            | Self::StructuredContent(_)
+            | Self::Handler { .. } => None,
         }
     }
 
@@ -261,6 +301,15 @@ pub enum ToolCallError {
     InvalidArguments {
         /// The tool.
         tool: String,
+    },
+    /// The arguments could not be serialized to JSON.
+    #[error("the arguments of tool `{tool}` cannot be serialized to JSON")]
+    ArgumentsNotSerializable {
+        /// The tool.
+        tool: String,
+        /// The serialization error.
+        #[source]
+        source: serde_json::Error,
     },
     /// A per-call header the client sets itself.
     #[error("header `{header}` is set by the client and cannot be passed to a tool call")]

@@ -203,8 +203,12 @@ impl Inner {
                 h.append(name.clone(), value.clone());
             }
         }
+        // A per-call header replaces the client-wide one of that name, every value kept.
+        for name in extra.keys() {
+            h.remove(name);
+        }
         for (name, value) in extra {
-            h.insert(name.clone(), value.clone());
+            h.append(name.clone(), value.clone());
         }
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h.insert(
@@ -471,7 +475,7 @@ impl Inner {
                         )),
                         Ok(params) => {
                             let request = ElicitRequest { params };
-                            match handler.elicit(request.clone()).await {
+                            match handler.dyn_elicit(request.clone()).await {
                                 Ok(result) => Ok(json!(sanitize(&request, result))),
                                 Err(e) => {
                                     let answer =

@@ -4,12 +4,14 @@
 //! This layer is plain serde: it performs no I/O and knows nothing of HTTP servers. The
 //! field names here are MCP's wire names; everywhere else the crate uses Rust names.
 
+mod call_result;
 mod elicitation;
 mod envelope;
 mod error_code;
 mod jsonrpc;
 mod types;
 
+pub use call_result::StructuredContentError;
 pub use elicitation::{
     ELICITATION_CREATE, ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult,
     FormElicitationParams, UrlElicitationParams,

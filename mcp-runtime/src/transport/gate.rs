@@ -34,16 +34,16 @@ use crate::dispatch::{ProtocolMode, ServiceConfig};
 /// [`ServiceConfig::allowed_hosts`]; without either, no `Host` is checked.
 ///
 /// ```
-/// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
 /// # struct Svc;
-/// # impl AdvancedService for Svc {
-/// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::new("none")) }
+/// # #[mcp::service(name = "svc", version = "1.0.0")]
+/// # impl Svc {
+/// #     /// Echo.
+/// #     pub fn echo(&self, text: String) -> String { text }
 /// # }
 /// # async fn run() -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
 /// let bound = mcp::transport::BoundAddr(listener.local_addr()?);
-/// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0")).build().unwrap();
+/// let server = mcp::Server::new(Svc).build().unwrap();
 /// let app = mcp::transport::router("/mcp", server).layer(axum::Extension(bound));
 /// # let _ = app;
 /// # Ok(())

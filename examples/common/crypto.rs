@@ -29,12 +29,12 @@ impl Default for Crypto {
 }
 
 fn read_only() -> Option<ToolAnnotations> {
-    Some(ToolAnnotations {
-        read_only_hint: Some(true),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(false),
-        ..ToolAnnotations::default()
-    })
+    Some(
+        ToolAnnotations::default()
+            .with_read_only_hint(true)
+            .with_idempotent_hint(true)
+            .with_open_world_hint(false),
+    )
 }
 
 impl Crypto {

@@ -128,6 +128,14 @@ fn ask_blocking(request: &ElicitRequest) -> Result<ElicitResult, ClientError> {
             }
             Ok(ElicitResult::accept(content))
         }
+        other => {
+            let _ = writeln!(
+                err,
+                "{}\nDeclined: this tool does not know this kind of request.",
+                other.message()
+            );
+            Ok(ElicitResult::decline())
+        }
     }
 }
 

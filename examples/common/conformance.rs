@@ -113,16 +113,7 @@ impl Conformance {
 
 /// An embedded text resource with a MIME type.
 fn embedded(uri: &str, mime_type: &str, text: String) -> Content {
-    Content::Resource {
-        resource: ResourceContents::Text {
-            uri: uri.to_owned(),
-            mime_type: Some(mime_type.to_owned()),
-            text,
-            meta: None,
-        },
-        annotations: None,
-        meta: None,
-    }
+    Content::resource(ResourceContents::text(uri, text).with_mime_type(mime_type))
 }
 
 impl AdvancedService for Conformance {
@@ -136,10 +127,7 @@ impl AdvancedService for Conformance {
                 "Unknown cursor: {cursor}"
             )));
         }
-        Ok(ListToolsResult {
-            tools: self.tools.clone(),
-            ..ListToolsResult::default()
-        })
+        Ok(ListToolsResult::new(self.tools.clone()))
     }
 
     async fn on_call_tool(

@@ -29,12 +29,12 @@ impl Default for Crypto {
 }
 
 fn read_only() -> Option<ToolAnnotations> {
-    Some(ToolAnnotations {
-        read_only_hint: Some(true),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(false),
-        ..ToolAnnotations::default()
-    })
+    Some(
+        ToolAnnotations::default()
+            .with_read_only_hint(true)
+            .with_idempotent_hint(true)
+            .with_open_world_hint(false),
+    )
 }
 
 impl Crypto {
@@ -122,11 +122,9 @@ impl AdvancedService for Crypto {
                 .ok_or_else(|| ServerError::invalid_params(format!("Unknown cursor: {c}")))?,
         };
         let end = (start + PAGE_SIZE).min(self.tools.len());
-        Ok(ListToolsResult {
-            tools: self.tools[start..end].to_vec(),
-            next_cursor: (end < self.tools.len()).then(|| format!("page-{end}")),
-            ..ListToolsResult::default()
-        })
+        let mut page = ListToolsResult::new(self.tools[start..end].to_vec());
+        page.next_cursor = (end < self.tools.len()).then(|| format!("page-{end}"));
+        Ok(page)
     }
 
     async fn on_call_tool(

@@ -39,10 +39,7 @@ impl AdvancedService for Echo {
             )));
         }
         let tools = TOOLS.get_or_init(echo_tools).clone();
-        Ok(ListToolsResult {
-            tools,
-            ..ListToolsResult::default()
-        })
+        Ok(ListToolsResult::new(tools))
     }
 
     async fn on_call_tool(

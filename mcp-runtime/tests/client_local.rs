@@ -65,10 +65,8 @@ async fn modern_requests_carry_the_envelope_and_headers() {
         .await;
         let (config, _) = recording();
         let client = StreamableHttpClient::new(&mock.url, config).unwrap();
-        let caps = ClientCapabilities {
-            roots: json!({"listChanged": true}).as_object().cloned(),
-            ..ClientCapabilities::default()
-        };
+        let caps = ClientCapabilities::default()
+            .with_roots(json!({"listChanged": true}).as_object().cloned().unwrap_or_default());
         let info = client
             .connect(ConnectOptions::new(Implementation::new("probe-test", "9.9.9")).capabilities(caps))
             .await
@@ -740,6 +738,36 @@ async fn pagination_stops_on_a_repeated_cursor_and_is_bounded() {
             "{err:?}"
         );
         assert_eq!(endless.count("tools/list"), 64);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_unknown_content_type_does_not_fail_the_result() {
+    bounded(async {
+        let video = json!({"type": "video", "uri": "https://example.com/v.mp4", "durationMs": 1200});
+        let good = json!({"content": [video.clone(), {"type": "text", "text": "hi"}], "resultType": "complete"});
+        let malformed = json!({"content": [{"type": "text"}], "resultType": "complete"});
+        let mock = Mock::start(vec![vec![]], move |_, r| {
+            (r.rpc_method() == "tools/call").then(|| {
+                let result = if r.body["params"]["name"] == "film" { &good } else { &malformed };
+                rpc_result(&r.body["id"], result.clone())
+            })
+        })
+        .await;
+        let client = connected(&mock, config(ProtocolMode::Auto)).await;
+        let result = client.call("film").arguments(json!({})).unwrap().await.unwrap();
+        assert_eq!(result.content.len(), 2);
+        assert_eq!(result.content[0].content_type(), "video");
+        assert_eq!(serde_json::to_value(&result.content[0]).unwrap(), video, "kept as sent");
+        assert_eq!(result.joined_text(), "hi");
+
+        // A known type with a wrong shape is still a bad response, not an unknown block.
+        let err = client.call("broken").arguments(json!({})).unwrap().await.unwrap_err();
+        assert!(
+            matches!(err, ClientError::Protocol(ProtocolError::InvalidResponse { .. })),
+            "{err:?}"
+        );
     })
     .await;
 }

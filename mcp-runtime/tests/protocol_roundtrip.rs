@@ -101,6 +101,23 @@ fn every_content_block_type() {
 }
 
 #[test]
+fn a_content_type_of_a_newer_revision_round_trips_next_to_known_blocks() {
+    let result: CallToolResult = round_trip(json!({
+        "content": [
+            {"type":"video","uri":"https://example.com/v.mp4","mimeType":"video/mp4","annotations":{"priority":1}},
+            {"type":"text","text":"a clip"}
+        ],
+        "resultType":"complete"}));
+    assert!(matches!(result.content[0], Content::Unknown(_)));
+    assert_eq!(result.content[0].content_type(), "video");
+    assert_eq!(result.joined_text(), "a clip");
+    // A known type keeps its schema: a text block without `text` fails.
+    assert!(
+        serde_json::from_value::<CallToolResult>(json!({"content":[{"type":"text"}]})).is_err()
+    );
+}
+
+#[test]
 fn input_required_result() {
     let r: InputRequiredResult = round_trip(json!({
         "resultType":"input_required",

@@ -168,28 +168,20 @@ fn spec(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
     let annotations = match &tool.annotations {
         None => quote!(::core::option::Option::None),
         Some(a) => {
-            let opt_bool = |b: Option<bool>| match b {
-                Some(b) => quote!(::core::option::Option::Some(#b)),
-                None => quote!(::core::option::Option::None),
-            };
-            let title = match &a.title {
-                Some(t) => quote!(::core::option::Option::Some(::std::string::String::from(#t))),
-                None => quote!(::core::option::Option::None),
-            };
-            let (r, d, id, o) = (
-                opt_bool(a.read_only),
-                opt_bool(a.destructive),
-                opt_bool(a.idempotent),
-                opt_bool(a.open_world),
-            );
+            // Only the keys the attribute sets: `ToolAnnotations` is `#[non_exhaustive]`.
+            let title = a.title.as_ref().map(|t| quote!(.with_title(#t)));
+            let hints = [
+                (quote!(with_read_only_hint), a.read_only),
+                (quote!(with_destructive_hint), a.destructive),
+                (quote!(with_idempotent_hint), a.idempotent),
+                (quote!(with_open_world_hint), a.open_world),
+            ]
+            .into_iter()
+            .filter_map(|(setter, b)| b.map(|b| quote!(.#setter(#b))));
             quote! {
-                ::core::option::Option::Some(#k::ToolAnnotations {
-                    title: #title,
-                    read_only_hint: #r,
-                    destructive_hint: #d,
-                    idempotent_hint: #id,
-                    open_world_hint: #o,
-                })
+                ::core::option::Option::Some(
+                    <#k::ToolAnnotations as ::core::default::Default>::default() #title #(#hints)*
+                )
             }
         }
     };

@@ -48,10 +48,11 @@ use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
 ///
 /// let config = ClientConfig::new().elicitation_handler(|request: ElicitRequest| async move {
 ///     Ok(match request.params {
-///         ElicitRequestParams::Url(_) => ElicitResult::decline(),
 ///         ElicitRequestParams::Form(_) => {
 ///             ElicitResult::accept(json!({"confirm": true}).as_object().cloned().unwrap_or_default())
 ///         }
+///         // URL mode, and the modes of revisions newer than this crate.
+///         _ => ElicitResult::decline(),
 ///     })
 /// });
 /// # drop(config);

@@ -85,8 +85,7 @@ pub trait ServiceHandler: Send + Sync + 'static {
 ///         }
 ///         let schema = json!({"type": "object", "properties": {"value": {"type": "string"}},
 ///                             "required": ["value"]});
-///         Ok(ListToolsResult { tools: vec![Tool::new("echo", schema.as_object().unwrap().clone())],
-///                              ..Default::default() })
+///         Ok(ListToolsResult::new(vec![Tool::new("echo", schema)]))
 ///     }
 ///
 ///     async fn on_call_tool(&self, params: CallToolParams, _request: &RequestContext)

@@ -6,7 +6,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::JsonObject;
+use super::{IntoSchemaObject, JsonObject};
 
 /// The method of an elicitation request.
 pub const ELICITATION_CREATE: &str = "elicitation/create";
@@ -14,6 +14,7 @@ pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// Params of a form-mode elicitation: a message and a flat object schema.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct FormElicitationParams {
     /// What the user is asked.
     pub message: String,
@@ -27,6 +28,7 @@ pub struct FormElicitationParams {
 /// Params of a URL-mode elicitation: the user is sent to an out-of-band page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UrlElicitationParams {
     /// Why the user should open the URL.
     pub message: String,
@@ -40,8 +42,54 @@ pub struct UrlElicitationParams {
     pub meta: Option<JsonObject>,
 }
 
+impl FormElicitationParams {
+    /// A form asking `message`, with the flat object schema of the requested fields (a
+    /// [`serde_json::Value`], a [`JsonObject`] or a [`schemars::Schema`]).
+    pub fn new(message: impl Into<String>, requested_schema: impl IntoSchemaObject) -> Self {
+        Self {
+            message: message.into(),
+            requested_schema: requested_schema.into_schema_object(),
+            meta: None,
+        }
+    }
+
+    /// Sets the metadata.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+impl UrlElicitationParams {
+    /// A URL elicitation: `message` says why the user should open `url`.
+    pub fn new(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the id `notifications/elicitation/complete` refers to (legacy 2025-11-25).
+    #[must_use]
+    pub fn with_elicitation_id(mut self, id: impl Into<String>) -> Self {
+        self.elicitation_id = Some(id.into());
+        self
+    }
+
+    /// Sets the metadata.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// The params of `elicitation/create`, by `mode` (absent means form).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// `"mode": "form"` (or no mode).
     Form(FormElicitationParams),
@@ -103,9 +151,40 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
 /// An `elicitation/create` request without its JSON-RPC id: the shape of an entry of
 /// `inputRequests`, `{"method":"elicitation/create","params":{…}}`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ElicitRequest {
     /// The params.
     pub params: ElicitRequestParams,
+}
+
+impl ElicitRequest {
+    /// A request with these params.
+    pub fn new(params: ElicitRequestParams) -> Self {
+        Self { params }
+    }
+
+    /// A form-mode request (see [`FormElicitationParams::new`]).
+    ///
+    /// ```
+    /// use mcp::ElicitRequest;
+    /// use serde_json::json;
+    ///
+    /// let ask = ElicitRequest::form("Delete?", json!({"type": "object", "properties": {}}));
+    /// assert_eq!(ask.params.message(), "Delete?");
+    /// ```
+    pub fn form(message: impl Into<String>, requested_schema: impl IntoSchemaObject) -> Self {
+        Self::new(ElicitRequestParams::Form(FormElicitationParams::new(
+            message,
+            requested_schema,
+        )))
+    }
+
+    /// A URL-mode request (see [`UrlElicitationParams::new`]).
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::new(ElicitRequestParams::Url(UrlElicitationParams::new(
+            message, url,
+        )))
+    }
 }
 
 impl Serialize for ElicitRequest {
@@ -158,6 +237,7 @@ pub enum ElicitAction {
 /// The result of an elicitation (`ElicitResult`): the action and, for an accepted form, the
 /// submitted content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,
@@ -195,6 +275,13 @@ impl ElicitResult {
             content: None,
             meta: None,
         }
+    }
+
+    /// Sets the metadata.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
     }
 
     /// The user dismissed the request.
@@ -241,14 +328,7 @@ mod tests {
 
     #[test]
     fn writes_mode_and_method() {
-        let req = ElicitRequest {
-            params: ElicitRequestParams::Url(UrlElicitationParams {
-                message: "Connect".into(),
-                url: "https://x.example/c".into(),
-                elicitation_id: None,
-                meta: None,
-            }),
-        };
+        let req = ElicitRequest::url("Connect", "https://x.example/c");
         assert_eq!(
             serde_json::to_value(&req).unwrap(),
             json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Connect", "url": "https://x.example/c"}})

@@ -30,6 +30,7 @@ const LOG_LEVELS: [&str; 8] = [
 
 /// The validated envelope of a modern request.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RequestEnvelope {
     /// The claimed protocol version.
     pub protocol_version: String,

@@ -4,14 +4,18 @@
 //! This layer is plain serde: it performs no I/O and knows nothing of HTTP servers. The
 //! field names here are MCP's wire names; everywhere else the crate uses Rust names.
 
+mod builders;
 mod call_result;
+mod content;
 mod elicitation;
 mod envelope;
 mod error_code;
 mod jsonrpc;
 mod types;
 
+pub use builders::IntoSchemaObject;
 pub use call_result::StructuredContentError;
+pub use content::{Annotations, Content, ResourceContents, Role};
 pub use elicitation::{
     ELICITATION_CREATE, ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult,
     FormElicitationParams, UrlElicitationParams,

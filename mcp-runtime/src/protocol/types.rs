@@ -1,8 +1,10 @@
-//! MCP messages shared by both eras: implementations, capabilities, tools, content blocks,
+//! MCP messages shared by both eras: implementations, capabilities, tools,
 //! `tools/list`, `tools/call`, `server/discover` and `initialize`.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
+
+use super::Content;
 
 /// A JSON object.
 pub type JsonObject = Map<String, Value>;
@@ -16,6 +18,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 /// An icon (MCP 2025-11-25 shape: `src` required, inline data as a `data:` URI).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// URL or `data:` URI of the image.
     pub src: String,
@@ -33,6 +36,7 @@ pub struct Icon {
 /// The identity of a client or server (`clientInfo` / `serverInfo`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -52,23 +56,10 @@ pub struct Implementation {
     pub icons: Option<Vec<Icon>>,
 }
 
-impl Implementation {
-    /// An implementation with a name and a version.
-    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            version: version.into(),
-            title: None,
-            description: None,
-            website_url: None,
-            icons: None,
-        }
-    }
-}
-
 /// The `tools` server capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// Whether the server sends `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +69,7 @@ pub struct ToolsCapability {
 /// Server capabilities (both eras; `tasks` is never sent).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +96,7 @@ pub struct ServerCapabilities {
 
 /// The `elicitation` client capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,6 +120,7 @@ impl ElicitationCapability {
 
 /// Client capabilities (both eras; unknown members are kept).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Elicitation support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,6 +142,7 @@ pub struct ClientCapabilities {
 /// Tool behaviour hints.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -169,6 +164,7 @@ pub struct ToolAnnotations {
 /// A tool definition as listed by `tools/list`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// Unique name.
     pub name: String,
@@ -194,245 +190,6 @@ pub struct Tool {
     pub meta: Option<JsonObject>,
 }
 
-impl Tool {
-    /// A tool with a name and an input schema.
-    pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Self {
-        Self {
-            name: name.into(),
-            title: None,
-            description: None,
-            input_schema,
-            output_schema: None,
-            annotations: None,
-            icons: None,
-            meta: None,
-        }
-    }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets the output schema.
-    pub fn with_output_schema(mut self, schema: JsonObject) -> Self {
-        self.output_schema = Some(schema);
-        self
-    }
-}
-
-/// Who a content block is meant for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant (model).
-    Assistant,
-}
-
-/// Content annotations.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Annotations {
-    /// Intended audience.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audience: Option<Vec<Role>>,
-    /// Importance from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority: Option<f64>,
-    /// ISO 8601 time of the last modification.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_modified: Option<String>,
-}
-
-/// The contents of an embedded resource: text or base64 blob.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ResourceContents {
-    /// Text contents.
-    #[serde(rename_all = "camelCase")]
-    Text {
-        /// Resource URI.
-        uri: String,
-        /// MIME type.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mime_type: Option<String>,
-        /// The text.
-        text: String,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-    /// Binary contents, base64.
-    #[serde(rename_all = "camelCase")]
-    Blob {
-        /// Resource URI.
-        uri: String,
-        /// MIME type.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mime_type: Option<String>,
-        /// Base64 data.
-        blob: String,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-}
-
-/// A content block of a tool result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Content {
-    /// Text.
-    Text {
-        /// The text.
-        text: String,
-        /// Annotations.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Annotations>,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-    /// An image, base64.
-    Image {
-        /// Base64 data.
-        data: String,
-        /// MIME type.
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-        /// Annotations.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Annotations>,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-    /// Audio, base64.
-    Audio {
-        /// Base64 data.
-        data: String,
-        /// MIME type.
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-        /// Annotations.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Annotations>,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-    /// A link to a resource.
-    ResourceLink {
-        /// Resource URI.
-        uri: String,
-        /// Resource name.
-        name: String,
-        /// Display title.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        title: Option<String>,
-        /// Description.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-        /// MIME type.
-        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
-        mime_type: Option<String>,
-        /// Size in bytes.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        size: Option<u64>,
-        /// Annotations.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Annotations>,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-    /// An embedded resource.
-    Resource {
-        /// The resource contents.
-        resource: ResourceContents,
-        /// Annotations.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        annotations: Option<Annotations>,
-        /// Metadata.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-        meta: Option<JsonObject>,
-    },
-}
-
-impl Content {
-    /// A text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self::Text {
-            text: text.into(),
-            annotations: None,
-            meta: None,
-        }
-    }
-
-    /// An image block from base64 data.
-    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Image {
-            data: data.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-        }
-    }
-
-    /// An audio block from base64 data.
-    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Audio {
-            data: data.into(),
-            mime_type: mime_type.into(),
-            annotations: None,
-            meta: None,
-        }
-    }
-
-    /// An embedded text resource.
-    pub fn embedded_text(
-        uri: impl Into<String>,
-        mime_type: Option<String>,
-        text: impl Into<String>,
-    ) -> Self {
-        Self::Resource {
-            resource: ResourceContents::Text {
-                uri: uri.into(),
-                mime_type,
-                text: text.into(),
-                meta: None,
-            },
-            annotations: None,
-            meta: None,
-        }
-    }
-
-    /// A resource link.
-    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self::ResourceLink {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            annotations: None,
-            meta: None,
-        }
-    }
-
-    /// The text of a text block.
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            Self::Text { text, .. } => Some(text),
-            _ => None,
-        }
-    }
-}
-
 /// Whether a cached result may be shared between callers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -447,6 +204,7 @@ pub enum CacheScope {
 /// `resultType` of a modern result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ResultType {
     /// The operation completed.
     Complete,
@@ -456,6 +214,7 @@ pub enum ResultType {
 
 /// `tools/list` params.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListToolsParams {
     /// The cursor of the page to fetch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -470,6 +229,7 @@ pub struct ListToolsParams {
 /// over the configured hint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// The tools of this page.
     pub tools: Vec<Tool>,
@@ -493,6 +253,7 @@ pub struct ListToolsResult {
 /// `tools/call` params.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolParams {
     /// The tool name.
     pub name: String,
@@ -513,6 +274,7 @@ pub struct CallToolParams {
 /// A complete `tools/call` result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// Content blocks (always sent, `[]` when empty).
     #[serde(default)]
@@ -571,6 +333,7 @@ impl CallToolResult {
 /// A modern `input_required` result: the server needs answers before it can complete.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Input requests keyed by server-chosen strings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -610,6 +373,7 @@ impl From<InputRequiredResult> for CallToolResponse {
 /// `server/discover` result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiscoverResult {
     /// Modern versions the server speaks.
     pub supported_versions: Vec<String>,
@@ -635,6 +399,7 @@ pub struct DiscoverResult {
 /// `initialize` params (legacy).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeParams {
     /// The version the client asks for.
     pub protocol_version: String,
@@ -651,6 +416,7 @@ pub struct InitializeParams {
 /// `initialize` result (legacy).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The negotiated version.
     pub protocol_version: String,

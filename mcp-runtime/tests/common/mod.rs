@@ -75,12 +75,10 @@ impl AdvancedService for TestService {
                 )));
             }
         };
-        Ok(ListToolsResult {
-            tools,
-            next_cursor: next.map(str::to_owned),
-            ttl_ms: self.list_ttl,
-            ..Default::default()
-        })
+        let mut page = ListToolsResult::new(tools);
+        page.next_cursor = next.map(str::to_owned);
+        page.ttl_ms = self.list_ttl;
+        Ok(page)
     }
 
     async fn on_call_tool(
@@ -115,15 +113,17 @@ impl AdvancedService for TestService {
                 });
             }
             "resume" => match &params.request_state {
-                None => CallToolResponse::from(InputRequiredResult {
-                    input_requests: json!({"ok": {"method": "elicitation/create", "params": {
-                        "mode": "form", "message": "Continue?",
-                        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}})
-                    .as_object()
-                    .cloned(),
-                    request_state: Some("round-1".into()),
-                    ..Default::default()
-                }),
+                None => CallToolResponse::from(
+                    InputRequiredResult::new(
+                        json!({"ok": {"method": "elicitation/create", "params": {
+                            "mode": "form", "message": "Continue?",
+                            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}})
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default(),
+                    )
+                    .with_request_state("round-1"),
+                ),
                 Some(state) => {
                     let answer = params.input_responses.as_ref().and_then(|r| r.get("ok")).cloned();
                     CallToolResponse::from(CallToolResult::text(format!(

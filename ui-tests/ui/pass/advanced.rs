@@ -19,8 +19,8 @@ impl Echo {
             return Err(ServerError::invalid_params(format!("Unknown cursor: {cursor}")));
         }
         let schema = json!({"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]});
-        let tool = Tool::new("echo", schema.as_object().cloned().unwrap_or_default());
-        Ok(ListToolsResult { tools: vec![tool], ..ListToolsResult::default() })
+        let tool = Tool::new("echo", schema);
+        Ok(ListToolsResult::new(vec![tool]))
     }
 
     pub fn on_call_tool(&self, params: CallToolParams, headers: http::HeaderMap) -> Result<CallToolResult, ServerError> {

@@ -41,11 +41,8 @@ pub fn tool(svc: &impl ServiceHandler, name: &str) -> Value {
 
 /// Calls tool `name` with `arguments` in `cx`.
 pub fn call_in(svc: &impl ServiceHandler, cx: &RequestContext, name: &str, arguments: Value) -> Result<CallToolResponse, ServerError> {
-    let params = CallToolParams {
-        name: name.to_owned(),
-        arguments: arguments.as_object().cloned(),
-        ..CallToolParams::default()
-    };
+    let mut params = CallToolParams::new(name);
+    params.arguments = arguments.as_object().cloned();
     block_on(svc.call_tool(params, cx))
 }
 

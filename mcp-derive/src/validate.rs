@@ -186,19 +186,32 @@ mod tests {
     fn constant_limits_must_be_positive() {
         let errs = errors(
             quote::quote!(
-                session_limits(idle_timeout = 0, max_per_owner = 5),
-                request_state(ttl = 0)
+                session_limits(idle_timeout_secs = 0, max_per_owner = 5),
+                request_state(ttl_secs = 0)
             ),
             parse_quote! { impl S {} },
         );
         assert!(
-            errs.iter().any(|e| e == "`idle_timeout` must be positive"),
+            errs.iter()
+                .any(|e| e == "`idle_timeout_secs` must be positive"),
             "{errs:#?}"
         );
         assert!(
-            errs.iter().any(|e| e == "`ttl` must be positive"),
+            errs.iter().any(|e| e == "`ttl_secs` must be positive"),
             "{errs:#?}"
         );
+        assert_eq!(errs.len(), 2, "{errs:#?}");
+    }
+
+    #[test]
+    fn durations_name_their_unit() {
+        // The pre-rename keys are unknown: a duration key names its unit.
+        let errs = errors(
+            quote::quote!(session_limits(idle_timeout = 60), request_state(ttl = 60)),
+            parse_quote! { impl S {} },
+        );
+        assert!(errs.iter().any(|e| e.contains("idle_timeout")), "{errs:#?}");
+        assert!(errs.iter().any(|e| e.contains("`ttl`")), "{errs:#?}");
         assert_eq!(errs.len(), 2, "{errs:#?}");
     }
 

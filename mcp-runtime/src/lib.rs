@@ -51,8 +51,6 @@ pub use transport::StreamableHttpListener;
 /// (`#[derive(mcp::schemars::JsonSchema)] #[schemars(crate = "mcp::schemars")]`) to never
 /// have to match its version, or depend on `schemars = "1"` yourself.
 pub use schemars;
-/// The `serde` this crate serializes with (`#[serde(crate = "mcp::serde")]` with its derives).
-pub use serde;
 /// The `serde_json` of this crate's `Value`s and `Map`s (`mcp::serde_json::json!`).
 pub use serde_json;
 

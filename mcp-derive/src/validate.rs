@@ -204,6 +204,23 @@ mod tests {
     }
 
     #[test]
+    fn skip_takes_no_other_key() {
+        let errs = errors(
+            quote::quote!(),
+            parse_quote! {
+                impl S {
+                    #[tool(skip, legacy_structured_output = true)]
+                    pub fn helper(&self) {}
+                }
+            },
+        );
+        assert_eq!(
+            errs,
+            ["`#[tool(skip)]` marks a method that is not a tool: it takes no other options"],
+        );
+    }
+
+    #[test]
     fn durations_name_their_unit() {
         // The pre-rename keys are unknown: a duration key names its unit.
         let errs = errors(

@@ -99,6 +99,7 @@ impl ToolAttr {
             || self.schema.is_some()
             || self.output_schema.is_some()
             || self.structured_output.is_some()
+            || self.legacy_structured_output.is_some()
             || self.scopes.is_some()
     }
 }

@@ -35,7 +35,7 @@ pub struct ShoppingCart;
     instructions = "A shopping cart per session: add, remove and list items.",
     protocol_mode = "legacy",
     session_mode = "stateful",
-    session_limits(idle_timeout = 900, max_per_owner = 20, max_anonymous = 2000)
+    session_limits(idle_timeout_secs = 900, max_per_owner = 20, max_anonymous = 2000)
 )]
 impl ShoppingCart {
     /// Add an item to the cart (quantities of the same product add up).

@@ -12,7 +12,8 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Turns an impl block into an MCP service. See the `mcp` crate's documentation.
+/// Turns an impl block into an MCP service. Every key of `#[mcp::service]`, `#[tool]`,
+/// `#[argument]` and `#[header]` is documented in the `mcp` crate's `mcp::attributes` module.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     let started = std::time::Instant::now();
@@ -46,8 +47,8 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
 }
 
 /// Derives `mcp::Form` (for a struct with named fields: a flat elicitation form) or
-/// `mcp::FormEnum` (for a fieldless enum: the options of a select field). See the `mcp`
-/// crate's documentation.
+/// `mcp::FormEnum` (for a fieldless enum: the options of a select field). Its keys are
+/// documented in the `mcp` crate's `mcp::attributes::form` module.
 #[proc_macro_derive(Form, attributes(form))]
 pub fn derive_form(input: TokenStream) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {

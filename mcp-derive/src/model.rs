@@ -88,7 +88,7 @@ pub struct ServiceDef {
     pub allowed_origins: Vec<LitStr>,
     /// `session_limits(...)`: idle timeout (s), per owner, anonymous; `None` keeps defaults.
     pub session_limits: Option<(Option<u64>, Option<u64>, Option<u64>)>,
-    /// `request_state(ttl = ...)` in seconds.
+    /// `request_state(ttl_secs = ...)`.
     pub request_state_ttl: Option<u64>,
     /// `legacy_structured_output = ...`: whether legacy clients of 2025-06-18 or later get
     /// output schemas and structured content (`None` keeps the runtime default, off).

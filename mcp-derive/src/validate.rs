@@ -186,19 +186,49 @@ mod tests {
     fn constant_limits_must_be_positive() {
         let errs = errors(
             quote::quote!(
-                session_limits(idle_timeout = 0, max_per_owner = 5),
-                request_state(ttl = 0)
+                session_limits(idle_timeout_secs = 0, max_per_owner = 5),
+                request_state(ttl_secs = 0)
             ),
             parse_quote! { impl S {} },
         );
         assert!(
-            errs.iter().any(|e| e == "`idle_timeout` must be positive"),
+            errs.iter()
+                .any(|e| e == "`idle_timeout_secs` must be positive"),
             "{errs:#?}"
         );
         assert!(
-            errs.iter().any(|e| e == "`ttl` must be positive"),
+            errs.iter().any(|e| e == "`ttl_secs` must be positive"),
             "{errs:#?}"
         );
+        assert_eq!(errs.len(), 2, "{errs:#?}");
+    }
+
+    #[test]
+    fn skip_takes_no_other_key() {
+        let errs = errors(
+            quote::quote!(),
+            parse_quote! {
+                impl S {
+                    #[tool(skip, legacy_structured_output = true)]
+                    pub fn helper(&self) {}
+                }
+            },
+        );
+        assert_eq!(
+            errs,
+            ["`#[tool(skip)]` marks a method that is not a tool: it takes no other options"],
+        );
+    }
+
+    #[test]
+    fn durations_name_their_unit() {
+        // The pre-rename keys are unknown: a duration key names its unit.
+        let errs = errors(
+            quote::quote!(session_limits(idle_timeout = 60), request_state(ttl = 60)),
+            parse_quote! { impl S {} },
+        );
+        assert!(errs.iter().any(|e| e.contains("idle_timeout")), "{errs:#?}");
+        assert!(errs.iter().any(|e| e.contains("`ttl`")), "{errs:#?}");
         assert_eq!(errs.len(), 2, "{errs:#?}");
     }
 

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod attributes;
 #[cfg(feature = "oauth")]
 pub mod auth;
 #[cfg(feature = "client")]
@@ -28,7 +29,14 @@ pub use dispatch::{
     elicit_form, elicit_url, form_of,
 };
 pub use error::{BoxError, Error, InsufficientScopeError, ResultExt, ServerError};
+/// Derives [`Form`] for a struct with named fields (a flat elicitation form) or
+/// [`FormEnum`] for a fieldless enum (the options of a select field). Keys of `#[form(...)]`
+/// and the serde attributes it follows: [`attributes::form`].
 pub use mcp_derive::Form;
+/// Turns an inherent `impl` block into an MCP service: every `pub` method taking `&self` is a
+/// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`], on parameters
+/// [`attributes::argument`] and [`attributes::header`]; the compile-time rules:
+/// [`diagnostics`].
 pub use mcp_derive::service;
 pub use protocol::{
     CacheScope, CallToolParams, CallToolResponse, CallToolResult, Content, Implementation,
@@ -38,6 +46,13 @@ pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};
 pub use session::HttpSession;
 pub use transport::StreamableHttpListener;
+
+/// The `schemars` this crate builds schemas with: derive `JsonSchema` through it
+/// (`#[derive(mcp::schemars::JsonSchema)] #[schemars(crate = "mcp::schemars")]`) to never
+/// have to match its version, or depend on `schemars = "1"` yourself.
+pub use schemars;
+/// The `serde_json` of this crate's `Value`s and `Map`s (`mcp::serde_json::json!`).
+pub use serde_json;
 
 #[doc(hidden)]
 pub mod __private;

@@ -3,18 +3,15 @@
 //! returns status, headers and the parsed body.
 //!
 //! ```
-//! # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, CallToolResult, ServerError};
 //! # struct Svc;
-//! # impl AdvancedService for Svc {
-//! #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-//! #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Ok(CallToolResult::text("hi").into()) }
-//! # }
+//! # #[mcp::service(name = "svc", version = "1.0.0")]
+//! # impl Svc { pub fn greet(&self) -> String { "hi".into() } }
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! use mcp::testing::TestClient;
 //! use serde_json::json;
 //!
-//! let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0")).build().unwrap();
+//! let server = mcp::Server::new(Svc).build().unwrap();
 //! let client = TestClient::new(server);
 //! let reply = client.modern("tools/call", json!({"name": "greet"})).await;
 //! assert_eq!(reply.status, 200);

@@ -40,20 +40,20 @@ impl FromMeta for RawExpr {
     }
 }
 
-/// `session_limits(idle_timeout = 1800, max_per_owner = 100, max_anonymous = 10_000)`.
+/// `session_limits(idle_timeout_secs = 1800, max_per_owner = 100, max_anonymous = 10_000)`.
 #[derive(Debug, Default, FromMeta)]
 #[darling(default)]
 pub struct SessionLimitsArgs {
-    pub idle_timeout: Option<SpannedValue<u64>>,
+    pub idle_timeout_secs: Option<SpannedValue<u64>>,
     pub max_per_owner: Option<SpannedValue<u64>>,
     pub max_anonymous: Option<SpannedValue<u64>>,
 }
 
-/// `request_state(ttl = 300)` (keys are secrets: they are given at run time).
+/// `request_state(ttl_secs = 300)` (keys are secrets: they are given at run time).
 #[derive(Debug, Default, FromMeta)]
 #[darling(default)]
 pub struct RequestStateArgs {
-    pub ttl: Option<SpannedValue<u64>>,
+    pub ttl_secs: Option<SpannedValue<u64>>,
 }
 
 /// `cache(discover(...), list_tools(...))`.
@@ -99,6 +99,7 @@ impl ToolAttr {
             || self.schema.is_some()
             || self.output_schema.is_some()
             || self.structured_output.is_some()
+            || self.legacy_structured_output.is_some()
             || self.scopes.is_some()
     }
 }

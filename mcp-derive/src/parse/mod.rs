@@ -113,7 +113,7 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     };
     let session_limits = args.session_limits.as_ref().map(|l| {
         (
-            positive(&l.idle_timeout, "idle_timeout"),
+            positive(&l.idle_timeout_secs, "idle_timeout_secs"),
             positive(&l.max_per_owner, "max_per_owner"),
             positive(&l.max_anonymous, "max_anonymous"),
         )
@@ -121,7 +121,7 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     let request_state_ttl = args
         .request_state
         .as_ref()
-        .and_then(|r| positive(&r.ttl, "ttl"));
+        .and_then(|r| positive(&r.ttl_secs, "ttl_secs"));
     let allowed_origins = args.allowed_origins.clone().unwrap_or_default();
     for o in &allowed_origins {
         let v = o.value();

@@ -38,12 +38,9 @@
 //!
 //! ```no_run
 //! use mcp::auth::{AuthorizationServer, OAuthConfig};
-//! # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
 //! # struct Files;
-//! # impl AdvancedService for Files {
-//! #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-//! #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
-//! # }
+//! # #[mcp::service(name = "files", version = "1.0.0")]
+//! # impl Files { pub fn ping(&self) -> String { "pong".into() } }
 //! # async fn run() -> Result<(), mcp::Error> {
 //! let oauth = OAuthConfig::new("https://mcp.example.com/files")
 //!     .authorization_server(AuthorizationServer::jwt(
@@ -60,7 +57,7 @@
 //!     .required_scopes(["files:read"])
 //!     .scope_hierarchy("files:admin", ["files:write"])
 //!     .scope_hierarchy("files:write", ["files:read"]);
-//! let server = mcp::Server::advanced(Files, mcp::ServiceConfig::new("files", "1.0.0")).oauth(oauth);
+//! let server = mcp::Server::new(Files).oauth(oauth);
 //! mcp::StreamableHttpListener::bind("127.0.0.1:9090").await?.serve("/files", server).await
 //! # }
 //! ```

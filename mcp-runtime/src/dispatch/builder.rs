@@ -53,14 +53,11 @@ impl ServerBuilder {
     /// Changes the configuration.
     ///
     /// ```
-    /// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
     /// # struct Svc;
-    /// # impl AdvancedService for Svc {
-    /// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-    /// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
-    /// # }
+    /// # #[mcp::service(name = "svc", version = "1.0.0")]
+    /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
     /// let origins = std::env::var("ALLOWED_ORIGINS").unwrap_or_default();
-    /// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0"))
+    /// let server = mcp::Server::new(Svc)
     ///     .configure(|c| c.allowed_origins(origins.split(',').filter(|o| !o.is_empty())))
     ///     .build()
     ///     .unwrap();

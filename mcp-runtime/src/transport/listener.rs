@@ -42,14 +42,11 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// A bound Streamable HTTP listener.
 ///
 /// ```no_run
-/// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
 /// # struct Svc;
-/// # impl AdvancedService for Svc {
-/// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
-/// # }
+/// # #[mcp::service(name = "svc", version = "1.0.0")]
+/// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
 /// # async fn run() -> Result<(), mcp::Error> {
-/// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0"));
+/// let server = mcp::Server::new(Svc);
 /// mcp::StreamableHttpListener::bind("127.0.0.1:9090")
 ///     .await?
 ///     .header_read_timeout(std::time::Duration::from_secs(10))

@@ -46,13 +46,10 @@ pub const MAX_BATCH: usize = 100;
 /// standalone SSE streams otherwise stay open until clients leave.
 ///
 /// ```
-/// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
 /// # struct Svc;
-/// # impl AdvancedService for Svc {
-/// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
-/// # }
-/// let server = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("svc", "1.0.0")).build().unwrap();
+/// # #[mcp::service(name = "svc", version = "1.0.0")]
+/// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
+/// let server = mcp::Server::new(Svc).build().unwrap();
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
 ///     .merge(mcp::transport::router("/mcp", server));

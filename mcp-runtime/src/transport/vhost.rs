@@ -11,15 +11,12 @@ use tower::ServiceExt as _;
 /// Routers chosen by host.
 ///
 /// ```
-/// # use mcp::{AdvancedService, RequestContext, ListToolsResult, CallToolParams, CallToolResponse, ServerError};
 /// # struct Svc;
-/// # impl AdvancedService for Svc {
-/// #   async fn on_list_tools(&self, _: Option<String>, _: &RequestContext) -> Result<ListToolsResult, ServerError> { Ok(Default::default()) }
-/// #   async fn on_call_tool(&self, _: CallToolParams, _: &RequestContext) -> Result<CallToolResponse, ServerError> { Err(ServerError::client_message("none")) }
-/// # }
+/// # #[mcp::service(name = "svc", version = "1.0.0")]
+/// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
 /// use mcp::transport::{VirtualHosts, router};
-/// let a = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("a", "1")).build().unwrap();
-/// let b = mcp::Server::advanced(Svc, mcp::ServiceConfig::new("b", "1")).build().unwrap();
+/// let a = mcp::Server::new(Svc).build().unwrap();
+/// let b = mcp::Server::new(Svc).build().unwrap();
 /// let app: axum::Router = VirtualHosts::new()
 ///     .host("a.example.com", router("/mcp", a))
 ///     .host("b.example.com", router("/mcp", b))

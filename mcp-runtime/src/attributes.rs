@@ -1,0 +1,36 @@
+//! The attribute reference: every key of the attributes `#[mcp::service]` reads, with its
+//! type, default, effect and the diagnostic codes it can raise.
+//!
+//! | attribute | where | page |
+//! | --- | --- | --- |
+//! | `#[mcp::service(...)]` | an inherent `impl` block | [`service`] |
+//! | `#[tool(...)]` | a method of a service | [`tool`] |
+//! | `#[argument(...)]` | a parameter of a tool | [`argument`] |
+//! | `#[header("X-Name")]` | a parameter of a tool or advanced method | [`header`] |
+//! | `#[derive(mcp::Form)]`, `#[form(...)]` | a struct or fieldless enum, its fields and variants | [`form`] |
+//!
+//! `#[tool]`, `#[argument]` and `#[header]` are read and removed by `#[mcp::service]`; they
+//! may also be written `#[mcp::tool]`, `#[mcp::argument]` and `#[mcp::header]`. Keys are
+//! checked when your crate compiles: an unknown key, a value of the wrong type or a rule
+//! broken is an error at the offending tokens, with a code when the rule has one (see
+//! [`diagnostics`](crate::diagnostics)).
+//!
+//! Conventions: strings are string literals (`name = "add"`), lists are bracketed
+//! (`scopes = ["files:read"]`), flags are bare (`advanced`, `skip`), groups are
+//! parenthesised (`session_limits(max_per_owner = 20)`), and a duration key names its unit
+//! (`idle_timeout_secs`, `ttl_secs`, `ttl_ms`) and takes an integer literal.
+
+#[doc = include_str!("../../docs/attributes/service.md")]
+pub mod service {}
+
+#[doc = include_str!("../../docs/attributes/tool.md")]
+pub mod tool {}
+
+#[doc = include_str!("../../docs/attributes/argument.md")]
+pub mod argument {}
+
+#[doc = include_str!("../../docs/attributes/header.md")]
+pub mod header {}
+
+#[doc = include_str!("../../docs/attributes/form.md")]
+pub mod form {}

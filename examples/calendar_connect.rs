@@ -4,16 +4,15 @@
 async fn main() -> Result<(), mcp::Error> {
     mcp_examples::init_tracing();
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| mcp_examples::DEFAULT_ADDR.to_owned());
-    let listener = mcp::StreamableHttpListener::bind(addr.as_str()).await?;
+    let listener = mcp::HttpServer::bind(addr.as_str()).await?;
     let local = listener.local_addr()?;
     let calendar = mcp_examples::calendar_connect::Calendar::default();
-    let (app, server) = mcp_examples::calendar_connect::app(calendar, local)?;
+    let app = mcp_examples::calendar_connect::app(calendar, local)?;
     println!("listening http://{local}/mcp");
-    let shutdown = async move {
-        mcp::transport::shutdown_signal().await;
-        server.close_streams();
-    };
-    listener.serve_router(app, shutdown).await?;
+    listener
+        .serve(app.into_make_service())
+        .with_graceful_shutdown(mcp::transport::shutdown_signal())
+        .await?;
     tracing::info!("shut down");
     Ok(())
 }

@@ -175,19 +175,13 @@ async fn connect_page(
     }
 }
 
-/// The MCP endpoint at `/mcp` and the connect page at `/connect`, for a server at `addr`;
-/// the `Server` is returned too, so the caller can close its streams on shutdown.
-pub fn app(
-    calendar: Calendar,
-    addr: SocketAddr,
-) -> Result<(axum::Router, mcp::Server), mcp::Error> {
+/// The MCP endpoint mounted at `/mcp` next to the connect page at `/connect` (the page
+/// has its own state), for a server at `addr`.
+pub fn app(calendar: Calendar, addr: SocketAddr) -> Result<axum::Router, mcp::Error> {
     calendar.set_base_url(format!("http://{addr}"));
     let server = mcp::Server::new(calendar.clone()).build()?;
-    let page = axum::Router::new()
+    Ok(axum::Router::new()
         .route("/connect", get(connect_page))
-        .with_state(calendar);
-    Ok((
-        mcp::transport::router("/mcp", server.clone()).merge(page),
-        server,
-    ))
+        .with_state(calendar)
+        .nest_service("/mcp", mcp::McpService::new(server)))
 }

@@ -35,11 +35,15 @@ pub async fn serve_with<S: IntoServer>(
 ) -> Result<(), mcp::Error> {
     init_tracing();
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = mcp::StreamableHttpListener::bind(addr.as_str()).await?;
+    let listener = mcp::HttpServer::bind(addr.as_str()).await?;
     let local = listener.local_addr()?;
     let server = make(local).into_server()?;
     println!("listening http://{local}/mcp");
-    listener.serve("/mcp", server).await?;
+    let app = mcp::transport::router("/mcp", server);
+    listener
+        .serve(app.into_make_service())
+        .with_graceful_shutdown(mcp::transport::shutdown_signal())
+        .await?;
     tracing::info!("shut down");
     Ok(())
 }

@@ -161,9 +161,7 @@ async fn mcp_call(app: &axum::Router, user: &str, params: Value) -> Value {
 #[tokio::test]
 async fn url_elicitation_with_an_out_of_band_page() {
     let calendar = Calendar::default();
-    let app = calendar_connect::app(calendar.clone(), "127.0.0.1:9999".parse().unwrap())
-        .unwrap()
-        .0;
+    let app = calendar_connect::app(calendar.clone(), "127.0.0.1:9999".parse().unwrap()).unwrap();
     let first = mcp_call(&app, "alice", json!({"name": "list_events"})).await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");

@@ -1,5 +1,5 @@
 //! The hostile-input catalogue (issue 8, deliverable 1): requests a careless or malicious
-//! client can send, served over a real TCP socket by [`mcp::StreamableHttpListener`], so
+//! client can send, served over a real TCP socket by [`mcp::HttpServer`], so
 //! that hyper's own limits take part. Every case asserts
 //!
 //! - the exact HTTP status and JSON-RPC `error.code` (or the OAuth `error`, or the bare
@@ -161,11 +161,12 @@ impl Vault {
 /// Builds `builder` and serves it on a fresh loopback port until the test ends.
 async fn serve(builder: mcp::ServerBuilder) -> SocketAddr {
     let server = builder.build().expect("a valid service");
-    let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
+    let listener = mcp::HttpServer::bind("127.0.0.1:0")
         .await
         .expect("bind a loopback port");
     let addr = listener.local_addr().expect("the bound address");
-    tokio::spawn(listener.serve_with_shutdown("/mcp", server, std::future::pending()));
+    let app = mcp::transport::router("/mcp", server);
+    tokio::spawn(listener.serve(app.into_make_service()).into_future());
     addr
 }
 
@@ -1817,7 +1818,7 @@ async fn headers() {
     let mismatch = Expect::Rpc(400, -32020);
     let forbidden = Expect::Rpc(403, -32000);
     // A client that sends its headers one byte at a time and never finishes would go here:
-    // the listener's header read timeout answers it (StreamableHttpListener's own tests).
+    // the listener's header read timeout answers it (HttpServer's own tests).
     let cases = vec![
         // bytes no HTTP client sends: hyper refuses them before the service runs
         case(

@@ -234,7 +234,7 @@ async fn record(State(log): State<Log>, request: Request, next: Next) -> Respons
     response
 }
 
-/// An app served in-process by `mcp::StreamableHttpListener` on `127.0.0.1:<free port>`, every exchange
+/// An app served in-process by `mcp::HttpServer` on `127.0.0.1:<free port>`, every exchange
 /// recorded.
 struct AppServer {
     addr: SocketAddr,
@@ -246,22 +246,22 @@ struct AppServer {
 }
 
 impl AppServer {
-    /// Binds a loopback port and serves the router `make(addr)` builds; the `mcp::Server`
-    /// closes its streams when the server shuts down.
-    async fn start(make: impl FnOnce(SocketAddr) -> (Router, mcp::Server)) -> Self {
+    /// Binds a loopback port and serves the router `make(addr)` builds (its MCP streams
+    /// close when the server shuts down).
+    async fn start(make: impl FnOnce(SocketAddr) -> Router) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local address");
-        let (app, server) = make(addr);
+        let app = make(addr);
         let log = Log::default();
         let app = app.layer(middleware::from_fn_with_state(log.clone(), record));
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            mcp::StreamableHttpListener::from_tcp(listener)
-                .serve_router(app, async move {
+            mcp::HttpServer::from_tcp(listener)
+                .serve(app.into_make_service())
+                .with_graceful_shutdown(async move {
                     let _ = rx.await;
-                    server.close_streams();
                 })
                 .await
         });
@@ -278,7 +278,7 @@ impl AppServer {
     async fn service(builder: mcp::ServerBuilder) -> Self {
         Self::start(move |_| {
             let server = builder.build().expect("a valid service configuration");
-            (mcp::transport::router("/mcp", server.clone()), server)
+            mcp::transport::router("/mcp", server)
         })
         .await
     }

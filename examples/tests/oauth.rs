@@ -516,14 +516,15 @@ async fn root_resource_metadata_and_real_sockets() {
     let authz = LocalAuthServer::start().await;
     let key = SigningKey::ec("ec-1", EC1_PEM);
     authz.publish(&key);
-    let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap();
+    let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/");
-    let server =
-        mcp::Server::new(Files).oauth(oauth_config(&resource, &authz.issuer, &authz.jwks_url));
-    tokio::spawn(listener.serve_with_shutdown("/mcp", server, std::future::pending()));
+    let server = mcp::Server::new(Files)
+        .oauth(oauth_config(&resource, &authz.issuer, &authz.jwks_url))
+        .build()
+        .unwrap();
+    let app = mcp::transport::router("/mcp", server);
+    tokio::spawn(listener.serve(app.into_make_service()).into_future());
     let http = reqwest::Client::new();
     let doc: Value = http
         .get(format!(

@@ -14,15 +14,19 @@ use mcp::transport::BoundAddr;
 use mcp::{ProtocolMode, ServiceConfig};
 use serde_json::{Value, json};
 
-/// Serves `config` with a [`mcp::StreamableHttpListener`] bound to `bind` until the test
+/// Serves `config` with a [`mcp::HttpServer`] bound to `bind` until the test
 /// ends; the address to connect to (loopback, with the bound port).
 async fn serve(bind: &str, config: ServiceConfig) -> SocketAddr {
     let server = mcp::Server::advanced(TestService::default(), config)
         .build()
         .unwrap();
-    let listener = mcp::StreamableHttpListener::bind(bind).await.unwrap();
+    let listener = mcp::HttpServer::bind(bind).await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(listener.serve_with_shutdown("/mcp", server, std::future::pending()));
+    tokio::spawn(
+        listener
+            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .into_future(),
+    );
     SocketAddr::from(([127, 0, 0, 1], port))
 }
 
@@ -228,11 +232,9 @@ async fn virtual_hosts_on_a_loopback_listener_pass_their_listed_names() {
         .host("a.example.com", build())
         .fallback(build())
         .into_router();
-    let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap();
+    let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(listener.serve_router(app, std::future::pending()));
+    tokio::spawn(listener.serve(app.into_make_service()).into_future());
     assert_status(
         raw_exchange(addr, &modern(Some("a.example.com"))).await,
         200,
@@ -463,13 +465,17 @@ async fn the_public_metadata_document_is_not_host_checked() {
             "https://login.example.com/jwks",
         ),
     );
-    let server =
-        mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1")).oauth(oauth);
-    let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
-        .await
+    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+        .oauth(oauth)
+        .build()
         .unwrap();
+    let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(listener.serve_with_shutdown("/mcp", server, std::future::pending()));
+    tokio::spawn(
+        listener
+            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .into_future(),
+    );
     // The document is public and readable from any origin (CORS `*`): a rebound name
     // learns nothing it could not read anyway.
     let metadata = "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\n\

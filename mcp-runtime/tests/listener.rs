@@ -1,4 +1,4 @@
-//! `StreamableHttpListener` over real sockets: slow and silent clients are cut off by the
+//! `HttpServer` over real sockets: slow and silent clients are cut off by the
 //! header read timeout, the connection cap holds new connections back without refusing
 //! them, and shutdown drains in-flight requests (for at most the drain timeout).
 
@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::{TestService, modern_body};
-use mcp::{ServiceConfig, StreamableHttpListener};
+use mcp::{HttpServer, ServiceConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -22,16 +22,21 @@ struct Running {
     task: JoinHandle<Result<(), mcp::Error>>,
 }
 
-async fn start(
-    configure: impl FnOnce(StreamableHttpListener) -> StreamableHttpListener,
-) -> Running {
-    let listener = configure(StreamableHttpListener::bind("127.0.0.1:0").await.unwrap());
+async fn start(configure: impl FnOnce(HttpServer) -> HttpServer) -> Running {
+    let listener = configure(HttpServer::bind("127.0.0.1:0").await.unwrap());
     let addr = listener.local_addr().unwrap();
-    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"));
+    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+        .build()
+        .unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(listener.serve_with_shutdown("/mcp", server, async move {
-        let _ = stopped.await;
-    }));
+    let task = tokio::spawn(
+        listener
+            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
     Running {
         addr,
         stop: Some(stop),

@@ -343,9 +343,7 @@ fn child_server() {
             .session_store(Arc::new(store))
             .build()
             .unwrap();
-        let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap();
+        let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
         println!("listening http://{}/mcp", listener.local_addr().unwrap());
         let stop = async {
             let stdin_closed = tokio::task::spawn_blocking(|| {
@@ -358,7 +356,8 @@ fn child_server() {
             }
         };
         listener
-            .serve_with_shutdown("/mcp", server, stop)
+            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .with_graceful_shutdown(stop)
             .await
             .expect("serve");
     });

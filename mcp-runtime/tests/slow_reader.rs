@@ -9,7 +9,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp::{HttpSession, StreamableHttpListener};
+use mcp::{HttpServer, HttpSession};
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -93,9 +93,14 @@ fn flood_call(count: u32) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_that_is_never_read_does_not_grow_server_memory() {
-    let listener = StreamableHttpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(listener.serve_with_shutdown("/mcp", Flood, std::future::pending()));
+    let server = mcp::Server::new(Flood).build().unwrap();
+    tokio::spawn(
+        listener
+            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .into_future(),
+    );
     let slow = open_session(addr).await;
 
     // The slow reader: opens its stream, reads the answer's head, then nothing more.

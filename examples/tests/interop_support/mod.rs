@@ -84,15 +84,21 @@ pub struct TestServer {
 impl TestServer {
     /// Binds a loopback port, builds the service with `make(addr)` and serves it at `/mcp`.
     pub async fn start(make: impl FnOnce(SocketAddr) -> mcp::ServerBuilder) -> Self {
-        let listener = mcp::StreamableHttpListener::bind("127.0.0.1:0")
+        let listener = mcp::HttpServer::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local address");
-        let server = make(addr);
+        let server = make(addr).build().expect("a valid service");
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(listener.serve_with_shutdown("/mcp", server, async move {
-            let _ = rx.await;
-        }));
+        let app = mcp::transport::router("/mcp", server);
+        let task = tokio::spawn(
+            listener
+                .serve(app.into_make_service())
+                .with_graceful_shutdown(async move {
+                    let _ = rx.await;
+                })
+                .into_future(),
+        );
         Self {
             addr,
             url: format!("http://{addr}/mcp"),

@@ -58,7 +58,12 @@
 //!     .scope_hierarchy("files:admin", ["files:write"])
 //!     .scope_hierarchy("files:write", ["files:read"]);
 //! let server = mcp::Server::new(Files).oauth(oauth);
-//! mcp::StreamableHttpListener::bind("127.0.0.1:9090").await?.serve("/files", server).await
+//! let app = mcp::transport::router("/files", server.build()?);
+//! mcp::HttpServer::bind("127.0.0.1:9090")
+//!     .await?
+//!     .serve(app.into_make_service())
+//!     .with_graceful_shutdown(mcp::transport::shutdown_signal())
+//!     .await
 //! # }
 //! ```
 

@@ -177,7 +177,10 @@ impl Server {
         self.inner.sessions.as_ref()
     }
 
-    /// Ends every standalone SSE stream (on shutdown); requests keep being served.
+    /// Ends every standalone SSE stream now; requests keep being served. Shutdown does not
+    /// need it: [`HttpServer`](crate::HttpServer) and
+    /// [`McpService::with_shutdown`](crate::McpService::with_shutdown) end the streams by
+    /// themselves.
     pub fn close_streams(&self) {
         self.inner.streams.close_all();
     }

@@ -28,7 +28,7 @@ use crate::dispatch::{ProtocolMode, ServiceConfig};
 /// extension) so that the MCP route knows whether to apply the loopback `Host` rules and
 /// which port they expect.
 ///
-/// [`StreamableHttpListener`](super::StreamableHttpListener) adds it by itself. When you
+/// [`HttpServer`](super::HttpServer) adds it by itself. When you
 /// serve a [`router`](super::router) with something else (`axum::serve`, your own hyper
 /// loop), add it yourself to get the same default, or list the accepted names with
 /// [`ServiceConfig::allowed_hosts`]; without either, no `Host` is checked.

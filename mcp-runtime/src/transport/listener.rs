@@ -1,4 +1,4 @@
-//! Binding a TCP listener and serving a router until a shutdown signal.
+//! Binding a TCP listener and serving any app until a shutdown signal.
 //!
 //! The accept loop is our own (hyper-util's connection builder under a graceful-shutdown
 //! watcher) rather than `axum::serve`, because `axum::serve` gives hyper no timer: a client
@@ -7,7 +7,8 @@
 //! idle timeout, the number of open connections is capped (at the cap the loop stops
 //! accepting until one closes), and shutdown drains in-flight requests for a bounded time.
 
-use std::future::Future;
+use std::convert::Infallible;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -15,13 +16,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
+use axum::BoxError;
+use axum::body::HttpBody;
+use axum::extract::ConnectInfo;
+use http::{Request, Response};
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt as _;
 
 use crate::dispatch::IntoServer;
 use crate::error::Error;
@@ -39,23 +46,46 @@ const H1_MAX_BUF_SIZE: usize = 64 * 1024;
 /// Concurrent streams one HTTP/2 connection may open.
 const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 
-/// A bound Streamable HTTP listener.
+/// An HTTP server: a bound TCP listener that serves any app (an axum router holding
+/// [`router`](super::router) or [`McpService`](super::McpService) beside your own routes,
+/// [`VirtualHosts`](super::VirtualHosts), any tower make-service) with the connection
+/// limits `axum::serve` cannot give hyper: a header read timeout, an idle timeout, a cap on
+/// open connections and a bounded drain on shutdown.
+///
+/// Every request carries the peer address as
+/// [`ConnectInfo<SocketAddr>`](axum::extract::ConnectInfo) (so axum's extractor works) and
+/// the bound address as a [`BoundAddr`](super::BoundAddr) (the MCP `Host` check's default).
+/// Serving stops only when the future given to
+/// [`with_graceful_shutdown`](Serve::with_graceful_shutdown) resolves (pass
+/// [`shutdown_signal`] for SIGINT and SIGTERM); then the listener stops accepting, the MCP
+/// endpoints it serves close their SSE streams, and in-flight requests get the drain
+/// timeout to finish.
+///
+/// The HTTP limits live here, except the request body's: its size cap and read timeout are
+/// per service ([`ServiceConfig::max_body_bytes`](crate::ServiceConfig),
+/// [`ServiceConfig::body_read_timeout`](crate::ServiceConfig)) because the MCP endpoint
+/// enforces them itself, answering with the JSON-RPC errors MCP clients expect, while this
+/// server also serves routes that are not MCP's.
 ///
 /// ```no_run
 /// # struct Svc;
 /// # #[mcp::service(name = "svc", version = "1.0.0")]
 /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
 /// # async fn run() -> Result<(), mcp::Error> {
-/// let server = mcp::Server::new(Svc);
-/// mcp::StreamableHttpListener::bind("127.0.0.1:9090")
+/// let server = mcp::Server::new(Svc).build()?;
+/// let app = axum::Router::new()
+///     .route("/health", axum::routing::get(|| async { "ok" }))
+///     .merge(mcp::transport::router("/mcp", server));
+/// mcp::HttpServer::bind("127.0.0.1:9090")
 ///     .await?
 ///     .header_read_timeout(std::time::Duration::from_secs(10))
-///     .serve("/mcp", server)
+///     .serve(app.into_make_service())
+///     .with_graceful_shutdown(mcp::transport::shutdown_signal())
 ///     .await
 /// # }
 /// ```
 #[derive(Debug)]
-pub struct StreamableHttpListener {
+pub struct HttpServer {
     listener: TcpListener,
     header_read_timeout: Duration,
     idle_timeout: Duration,
@@ -63,7 +93,12 @@ pub struct StreamableHttpListener {
     drain_timeout: Duration,
 }
 
-impl StreamableHttpListener {
+/// The tokens of the serving: cancelled when graceful shutdown starts (a request
+/// extension, read by the MCP endpoint to close its streams).
+#[derive(Clone, Debug)]
+pub(crate) struct ListenerShutdown(pub(crate) CancellationToken);
+
+impl HttpServer {
     /// Binds `addr`.
     pub async fn bind(addr: impl ToSocketAddrs) -> Result<Self, Error> {
         Ok(Self::from_tcp(TcpListener::bind(addr).await?))
@@ -86,8 +121,9 @@ impl StreamableHttpListener {
     }
 
     /// How long a client has to send a request's headers, from the first byte of the request
-    /// (or from the moment the connection opens). A connection that takes longer is closed. Default 30 seconds. (Bodies have their own limit,
-    /// [`ServiceConfig::body_read_timeout`](crate::ServiceConfig::body_read_timeout).)
+    /// (or from the moment the connection opens). A connection that takes longer is closed.
+    /// Default 30 seconds.
+    #[must_use]
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self
@@ -98,6 +134,7 @@ impl StreamableHttpListener {
     /// answer without sending anything (the answer is still delivered, then the connection
     /// closes). Checked twice per period, so a quiet connection closes after 1 to 1.5 times
     /// this. Default 60 seconds.
+    #[must_use]
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout.max(Duration::from_millis(2));
         self
@@ -105,6 +142,7 @@ impl StreamableHttpListener {
 
     /// The most connections open at once; at the cap, new connections wait in the kernel's
     /// accept queue until one closes. Default 10,000.
+    #[must_use]
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self
@@ -112,48 +150,38 @@ impl StreamableHttpListener {
 
     /// How long shutdown waits for in-flight requests before returning anyway. Default 30
     /// seconds.
+    #[must_use]
     pub fn drain_timeout(mut self, timeout: Duration) -> Self {
         self.drain_timeout = timeout;
         self
     }
 
-    /// Checks the service's configuration, then serves it at `path` until SIGINT or SIGTERM,
-    /// draining in-flight requests before returning.
-    pub async fn serve(self, path: &str, service: impl IntoServer) -> Result<(), Error> {
-        self.serve_with_shutdown(path, service, shutdown_signal())
-            .await
+    /// Serves `make_service` (called with each connection's peer address for the service
+    /// that answers its requests: `router.into_make_service()` for an axum router) until the
+    /// returned future is dropped, or, with
+    /// [`with_graceful_shutdown`](Serve::with_graceful_shutdown), until a signal. Await it.
+    pub fn serve<M>(self, make_service: M) -> Serve<M> {
+        Serve {
+            server: self,
+            make_service,
+        }
     }
 
-    /// Like [`serve`](Self::serve), stopping when `signal` completes.
-    pub async fn serve_with_shutdown(
+    async fn run<M, S, B>(
         self,
-        path: &str,
-        service: impl IntoServer,
+        mut make_service: M,
         signal: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), Error> {
-        let server = service.into_server()?;
-        let app = super::router(path, server.clone());
-        // Standalone SSE streams never end by themselves: close them when shutdown starts,
-        // so graceful shutdown only waits for in-flight requests.
-        let signal = async move {
-            signal.await;
-            server.close_streams();
-        };
-        self.serve_router(app, signal).await
-    }
-
-    /// Serves any axum router (one built with [`router`](super::router) and other routes, or
-    /// [`VirtualHosts`](super::VirtualHosts)) with this listener's limits, every request
-    /// carrying the bound address as a [`BoundAddr`](super::BoundAddr), until `signal`
-    /// completes, then stops accepting, lets in-flight requests finish (for at most the
-    /// drain timeout) and returns. Close the servers' standalone streams
-    /// ([`Server::close_streams`](crate::Server::close_streams)) in `signal`, or they hold
-    /// the drain until its timeout.
-    pub async fn serve_router(
-        self,
-        app: Router,
-        signal: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), Error> {
+    ) -> Result<(), Error>
+    where
+        M: tower::Service<SocketAddr, Response = S, Error = Infallible> + Send + 'static,
+        M::Future: Send,
+        S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+        S::Future: Send + 'static,
+        S::Error: Into<BoxError>,
+        B: HttpBody + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
         let mut builder = Builder::new(TokioExecutor::new());
         builder
             .http1()
@@ -171,9 +199,8 @@ impl StreamableHttpListener {
             .max_concurrent_streams(H2_MAX_CONCURRENT_STREAMS);
         let builder = Arc::new(builder);
         // The MCP routes' `Host` check reads the bound address (loopback or not, the port).
-        let app = app.layer(axum::Extension(super::BoundAddr(
-            self.listener.local_addr()?,
-        )));
+        let bound = super::BoundAddr(self.listener.local_addr()?);
+        let stopping = CancellationToken::new();
         // Every connection task holds a receiver: `true` asks it to finish gracefully, and
         // `closed()` on the sender completes once all of them are gone.
         let (shutdown, watch) = watch::channel(false);
@@ -187,9 +214,9 @@ impl StreamableHttpListener {
                 },
                 () = &mut signal => break,
             };
-            let stream = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
+                    Ok(accepted) => accepted,
                     Err(error) => {
                         accept_error(&error).await;
                         continue;
@@ -199,15 +226,32 @@ impl StreamableHttpListener {
             };
             // Small JSON responses should not wait for Nagle's algorithm.
             let _ = stream.set_nodelay(true);
+            let service = match make_service.ready().await {
+                Ok(make) => match make.call(peer).await {
+                    Ok(service) => service,
+                    Err(never) => match never {},
+                },
+                Err(never) => match never {},
+            };
+            let token = ListenerShutdown(stopping.clone());
+            let service = service.map_request(move |mut request: Request<Incoming>| {
+                let extensions = request.extensions_mut();
+                extensions.insert(ConnectInfo(peer));
+                extensions.insert(bound);
+                extensions.insert(token.clone());
+                request
+            });
             tokio::spawn(serve_connection(
                 Arc::clone(&builder),
                 stream,
-                app.clone(),
+                TowerToHyperService::new(service),
                 self.idle_timeout,
                 watch.clone(),
                 permit,
             ));
         }
+        // MCP endpoints end their standalone streams, so the drain only waits for requests.
+        stopping.cancel();
         drop(self.listener);
         drop(watch);
         let _ = shutdown.send(true);
@@ -224,23 +268,139 @@ impl StreamableHttpListener {
     }
 }
 
+/// [`HttpServer::serve`] in progress: await it to serve until the future is dropped, or
+/// stop on a signal with [`with_graceful_shutdown`](Self::with_graceful_shutdown).
+#[must_use = "a server does nothing until awaited"]
+#[derive(Debug)]
+pub struct Serve<M> {
+    server: HttpServer,
+    make_service: M,
+}
+
+impl<M> Serve<M> {
+    /// Serves until `signal` completes, then stops accepting, closes the MCP endpoints'
+    /// SSE streams, lets in-flight requests finish (for at most the drain timeout) and
+    /// returns. Pass [`shutdown_signal`] to stop on SIGINT or SIGTERM.
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<M, F>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        WithGracefulShutdown {
+            serve: self,
+            signal,
+        }
+    }
+}
+
+/// [`Serve`] that stops when a signal completes.
+#[must_use = "a server does nothing until awaited"]
+pub struct WithGracefulShutdown<M, F> {
+    serve: Serve<M>,
+    signal: F,
+}
+
+impl<M: std::fmt::Debug, F> std::fmt::Debug for WithGracefulShutdown<M, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WithGracefulShutdown")
+            .field("serve", &self.serve)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M, S, B> IntoFuture for Serve<M>
+where
+    M: tower::Service<SocketAddr, Response = S, Error = Infallible> + Send + 'static,
+    M::Future: Send,
+    S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Output = Result<(), Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(
+            self.server
+                .run(self.make_service, std::future::pending::<()>()),
+        )
+    }
+}
+
+impl<M, S, B, F> IntoFuture for WithGracefulShutdown<M, F>
+where
+    M: tower::Service<SocketAddr, Response = S, Error = Infallible> + Send + 'static,
+    M::Future: Send,
+    S: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+    F: Future<Output = ()> + Send + 'static,
+{
+    type Output = Result<(), Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let Serve {
+            server,
+            make_service,
+        } = self.serve;
+        Box::pin(server.run(make_service, self.signal))
+    }
+}
+
+/// The listener's former name, kept while other modules' docs still use it.
+#[deprecated(
+    note = "use `mcp::HttpServer`: `HttpServer::bind(addr).await?.serve(mcp::transport::router(path, server).into_make_service()).with_graceful_shutdown(mcp::transport::shutdown_signal())`"
+)]
+#[derive(Debug)]
+pub struct StreamableHttpListener(HttpServer);
+
+#[allow(deprecated)]
+impl StreamableHttpListener {
+    /// Binds `addr`.
+    pub async fn bind(addr: impl ToSocketAddrs) -> Result<Self, Error> {
+        Ok(Self(HttpServer::bind(addr).await?))
+    }
+
+    /// Serves `service` at `path` until SIGINT or SIGTERM.
+    pub async fn serve(self, path: &str, service: impl IntoServer) -> Result<(), Error> {
+        let app = super::router(path, service.into_server()?);
+        self.0
+            .serve(app.into_make_service())
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    }
+}
+
 /// Serves one connection until it ends. When shutdown starts, or when no byte has moved
 /// either way for about `idle_timeout`, the connection is asked to finish gracefully: hyper
 /// completes the request in flight, if any, then closes it.
-async fn serve_connection(
+async fn serve_connection<S, B>(
     builder: Arc<Builder<TokioExecutor>>,
     stream: TcpStream,
-    app: Router,
+    service: S,
     idle_timeout: Duration,
     mut shutdown: watch::Receiver<bool>,
     permit: OwnedSemaphorePermit,
-) {
+) where
+    S: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
     let activity = Arc::new(AtomicU64::new(0));
     let io = Metered {
         inner: stream,
         activity: Arc::clone(&activity),
     };
-    let connection = builder.serve_connection(TokioIo::new(io), TowerToHyperService::new(app));
+    let connection = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(connection);
     // Checked twice per timeout: a connection is closed after two quiet checks in a row.
     let mut check = tokio::time::interval(idle_timeout / 2);

@@ -1,17 +1,21 @@
 //! The Streamable HTTP transport on axum: one endpoint answering POST (requests and
 //! notifications of both eras), GET and DELETE, with Host and Origin validation before
 //! anything else runs, CORS for browser pages, and a cap on request bodies.
+//!
+//! [`McpService`] is the endpoint as a path-agnostic tower service, [`metadata_router`]
+//! the OAuth metadata document at the host root, [`router`] both at one path, and
+//! [`HttpServer`] the listener that serves any app with connection limits.
 
 pub(crate) mod classify;
 mod gate;
 mod listener;
+mod service;
 mod session;
 mod shim;
 mod vhost;
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
@@ -23,10 +27,16 @@ use serde_json::Value;
 
 pub use gate::BoundAddr;
 pub(crate) use gate::{ListedHost, is_host_pattern};
-pub use listener::{StreamableHttpListener, shutdown_signal};
+#[allow(deprecated)]
+pub use listener::StreamableHttpListener;
+pub use listener::{HttpServer, Serve, WithGracefulShutdown, shutdown_signal};
+pub use service::{McpService, metadata_router, router};
 #[cfg(feature = "oauth")]
 pub(crate) use session::ListenerOwner;
 pub(crate) use session::caller_identity;
+/// The token [`McpService::with_shutdown`] takes (tokio-util's, re-exported so you never
+/// have to match its version).
+pub use tokio_util::sync::CancellationToken;
 pub use vhost::VirtualHosts;
 
 use crate::dispatch::{AuthContext, ProtocolMode, Reply, RequestContext, Server};
@@ -40,54 +50,35 @@ use classify::{Route, classify, legacy_unsupported_header, protocol_version_head
 /// The most messages a legacy batch may hold.
 pub const MAX_BATCH: usize = 100;
 
-/// An axum [`Router`] serving `server` at `path`. Mount it into an existing application with
-/// [`Router::merge`], or serve it with [`StreamableHttpListener`]. When you serve the router
-/// yourself with graceful shutdown, call [`Server::close_streams`] once shutdown starts:
-/// standalone SSE streams otherwise stay open until clients leave.
-///
-/// ```
-/// # struct Svc;
-/// # #[mcp::service(name = "svc", version = "1.0.0")]
-/// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
-/// let server = mcp::Server::new(Svc).build().unwrap();
-/// let app: axum::Router = axum::Router::new()
-///     .route("/health", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp::transport::router("/mcp", server));
-/// ```
-///
-/// The MCP route runs, in this order: the `Host` check, the `Origin` check, CORS (a
-/// preflight is answered here), then (on protected services) the authentication layer,
-/// then the MCP handler. A protected service's metadata document is served beside it
-/// without authentication, `Host` or `Origin` checks (it is public, with CORS `*`).
-///
-/// The `Host` check's default needs the address the server is bound to, which this
-/// router does not know: [`StreamableHttpListener`] supplies it; when you serve the router
-/// yourself, add a [`BoundAddr`] extension or list the accepted names with
-/// [`ServiceConfig::allowed_hosts`](crate::ServiceConfig::allowed_hosts).
-pub fn router(path: &str, server: Server) -> Router {
-    let endpoint_state = Endpoint(Arc::new(server.clone()));
-    #[allow(unused_mut)]
-    let mut mcp = Router::new().route(path, axum::routing::any(endpoint));
-    #[cfg(feature = "oauth")]
-    if let Some(guard) = server.guard() {
-        mcp = mcp.route_layer(axum::middleware::from_fn_with_state(
-            guard.clone(),
-            crate::auth::require_auth,
-        ));
-    }
-    #[allow(unused_mut)]
-    let mut app = mcp
-        .route_layer(gate::Gate::new(server.config()))
-        .with_state(endpoint_state);
-    #[cfg(feature = "oauth")]
-    if let Some(guard) = server.guard() {
-        app = app.merge(crate::auth::metadata_router(guard));
-    }
-    app
+/// The endpoint's state: the server and the token of [`McpService::with_shutdown`].
+#[derive(Clone)]
+struct Endpoint {
+    server: Arc<Server>,
+    shutdown: Option<CancellationToken>,
 }
 
-#[derive(Clone)]
-struct Endpoint(Arc<Server>);
+/// When the serving stops: the service's own token and the listener's (a request
+/// extension), whichever is cancelled first. Inserted into each request's extensions.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Closing(Vec<CancellationToken>);
+
+impl Closing {
+    fn of(endpoint: &Endpoint, extensions: &http::Extensions) -> Self {
+        let listener = extensions
+            .get::<listener::ListenerShutdown>()
+            .map(|l| l.0.clone());
+        Self(endpoint.shutdown.iter().cloned().chain(listener).collect())
+    }
+
+    /// Completes once the serving stops (never, when nothing tells).
+    pub(crate) async fn wait(self) {
+        if self.0.is_empty() {
+            return std::future::pending().await;
+        }
+        let waits = self.0.into_iter().map(|t| Box::pin(t.cancelled_owned()));
+        futures_util::future::select_all(waits).await;
+    }
+}
 
 /// Marks a 403 answer to a caller that lacks scopes; the OAuth layer turns it into an
 /// `insufficient_scope` challenge naming these scopes.
@@ -100,7 +91,10 @@ pub(crate) struct ScopeChallenge {
     pub(crate) description: String,
 }
 
-async fn endpoint(State(Endpoint(server)): State<Endpoint>, request: Request<Body>) -> Response {
+async fn endpoint(State(state): State<Endpoint>, mut request: Request<Body>) -> Response {
+    let closing = Closing::of(&state, request.extensions());
+    request.extensions_mut().insert(closing);
+    let server = state.server;
     let (parts, body) = request.into_parts();
     let modern_only = server.config().get_protocol_mode() == ProtocolMode::Modern;
     match parts.method {

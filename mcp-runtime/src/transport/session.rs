@@ -287,7 +287,13 @@ pub(crate) async fn get(server: &Server, parts: &Parts) -> Response {
             (rx, guard),
         ))
     });
-    let sse = Sse::new(head.chain(live)).keep_alive(
+    // The stream ends when the serving stops.
+    let closing = parts
+        .extensions
+        .get::<super::Closing>()
+        .cloned()
+        .unwrap_or_default();
+    let sse = Sse::new(head.chain(live).take_until(closing.wait())).keep_alive(
         KeepAlive::new()
             .interval(Duration::from_secs(15))
             .text("keepalive"),

@@ -23,6 +23,7 @@ struct SseRequester {
     session: Arc<str>,
     streams: Arc<Streams>,
     events: mpsc::Sender<Bytes>,
+    closing: super::Closing,
 }
 
 impl ClientRequester for SseRequester {
@@ -48,7 +49,18 @@ impl ClientRequester for SseRequester {
                     "The client closed the response stream",
                 ));
             }
-            match tokio::time::timeout(timeout, answer).await {
+            let answered = tokio::select! {
+                answered = tokio::time::timeout(timeout, answer) => answered,
+                // The serving stops: no answer can come any more.
+                () = self.closing.clone().wait() => {
+                    self.streams.forget(&self.session, &id);
+                    return Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        "The session ended while waiting for input",
+                    ));
+                }
+            };
+            match answered {
                 Ok(Ok(Ok(result))) => Ok(result),
                 Ok(Ok(Err(error))) => Err(ErrorObject::new(
                     ErrorCode::INTERNAL_ERROR,
@@ -93,6 +105,12 @@ pub(crate) async fn call(
         session: session.into(),
         streams: server.streams().clone(),
         events: events_tx,
+        closing: cx
+            .parts
+            .extensions
+            .get::<super::Closing>()
+            .cloned()
+            .unwrap_or_default(),
     }));
     let id = request.id.clone();
     let task_server = server.clone();

@@ -290,3 +290,68 @@ async fn http_server_gives_handlers_the_peer_address_and_ends_streams_on_shutdow
         .unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[tokio::test]
+async fn the_services_token_ends_a_legacy_call_waiting_for_input() {
+    let token = CancellationToken::new();
+    let app = Router::new().nest_service(
+        "/mcp",
+        McpService::new(stateful_server()).with_shutdown(token.clone()),
+    );
+    let init = INIT.replace(
+        r#""capabilities":{}"#,
+        r#""capabilities":{"elicitation":{}}"#,
+    );
+    let init = Request::post("/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(Body::from(init))
+        .unwrap();
+    let r = send(&app, init).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.raw);
+    let id = r.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "resume", "arguments": {}}});
+    let call = Request::post("/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &id)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Body::from(call.to_string()))
+        .unwrap();
+    let response = app.clone().oneshot(call).await.unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut body = response.into_body();
+    let mut ask = String::new();
+    while !ask.contains("\n\n") {
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("the elicitation request")
+            .expect("open")
+            .unwrap();
+        ask.push_str(&String::from_utf8_lossy(&frame.into_data().unwrap()));
+    }
+    assert!(ask.contains("elicitation/create"), "{ask}");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), body.frame())
+            .await
+            .is_err(),
+        "the call waits for the client's answer"
+    );
+    let started = Instant::now();
+    token.cancel();
+    let rest = tokio::time::timeout(Duration::from_secs(5), body.collect())
+        .await
+        .expect("the call ends once the token is cancelled")
+        .unwrap()
+        .to_bytes();
+    let rest = String::from_utf8_lossy(&rest);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(rest.starts_with("event: message\ndata: "), "{rest}");
+    let last: Value = serde_json::from_str(rest["event: message\ndata: ".len()..].trim()).unwrap();
+    assert_eq!(last["id"], 5, "{rest}");
+    assert_eq!(
+        last["error"]["message"], "The session ended while waiting for input",
+        "{rest}"
+    );
+}

@@ -45,7 +45,26 @@ use crate::dispatch::Server;
 /// [`HttpServer`](crate::HttpServer) tells every service it serves when its
 /// [`with_graceful_shutdown`](super::Serve::with_graceful_shutdown) future resolves; when
 /// you serve the service yourself (`axum::serve`), hand it a token with
-/// [`with_shutdown`](Self::with_shutdown) and cancel it when shutdown starts.
+/// [`with_shutdown`](Self::with_shutdown) and cancel it when shutdown starts:
+///
+/// ```no_run
+/// # async fn run(server: mcp::Server) -> std::io::Result<()> {
+/// let token = mcp::transport::CancellationToken::new();
+/// let endpoint = mcp::McpService::new(server).with_shutdown(token.clone());
+/// let app = axum::Router::new().nest_service("/mcp", endpoint);
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
+/// axum::serve(listener, app)
+///     .with_graceful_shutdown(async move {
+///         mcp::transport::shutdown_signal().await;
+///         token.cancel();
+///     })
+///     .await
+/// # }
+/// ```
+///
+/// (`axum::serve` does not tell the endpoint its bound address: list the `Host` names it
+/// accepts with [`ServiceConfig::allowed_hosts`](crate::ServiceConfig::allowed_hosts), or
+/// add a [`BoundAddr`](super::BoundAddr) extension.)
 ///
 /// # Layers around a streaming endpoint
 ///

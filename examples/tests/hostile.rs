@@ -37,7 +37,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use mcp::auth::ListenerAuth;
-use mcp::session::{MemoryStore, SessionLimits, SessionStore};
+use mcp::session::{DynSessionStore, MemoryStore, SessionLimits};
 use mcp::{Context, InputRequired, ProtocolMode, ResultExt as _, SessionMode, ToolOutput};
 use mcp_examples::authz::{
     EC1_PEM, LocalAuthServer, RSA1_PEM, RSA1_PUBLIC_PEM, RSA2_PEM, SigningKey, now,
@@ -2459,7 +2459,7 @@ async fn legacy_sessions() {
         max_anonymous: 8,
     };
     // Anonymous callers and identified ones (Basic) share one store, through two endpoints.
-    let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
+    let store = DynSessionStore::new(MemoryStore::new());
     let users = [("alice", "wonderland"), ("bob", "builder")];
     let open = mcp::Server::new(Target)
         .session_store(store.clone())
@@ -3031,7 +3031,7 @@ async fn identity_binding() {
         max_per_owner: 1,
         max_anonymous: 8,
     };
-    let vault = |store: Option<Arc<dyn SessionStore>>, mode: SessionMode| {
+    let vault = |store: Option<DynSessionStore>, mode: SessionMode| {
         let mut b = mcp::Server::new(Vault).oauth(oauth()).configure(|c| {
             c.session_limits(limits)
                 .session_mode(mode)
@@ -3067,7 +3067,7 @@ async fn identity_binding() {
             .with_prefix(prefix);
         stores.push((
             "redis",
-            serve(vault(Some(Arc::new(store)), SessionMode::Auto)).await,
+            serve(vault(Some(DynSessionStore::new(store)), SessionMode::Auto)).await,
         ));
         stores
     };

@@ -235,7 +235,7 @@ async fn update_is_atomic_under_concurrency() {
     bounded(async {
         let prefix = unique_prefix("update");
         // Two stores (two connections), as two servers would have.
-        let stores: [Arc<dyn SessionStore>; 2] = [
+        let stores = [
             Arc::new(connect(&prefix).await),
             Arc::new(connect(&prefix).await),
         ];

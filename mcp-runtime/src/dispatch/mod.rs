@@ -51,7 +51,7 @@ use crate::protocol::{
 use crate::schema::headers::{self, HeaderDecl};
 use crate::schema::is_object_schema;
 use crate::session::streams::Streams;
-use crate::session::{HttpSession, MemoryStore, SessionStore};
+use crate::session::{DynSessionStore, HttpSession, MemoryStore};
 use crate::state::{Binding, Signer};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
@@ -122,7 +122,7 @@ pub struct Server {
 
 struct Inner {
     signer: Signer,
-    sessions: Option<Arc<dyn SessionStore>>,
+    sessions: Option<DynSessionStore>,
     streams: Arc<Streams>,
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
@@ -173,7 +173,7 @@ impl Server {
     }
 
     /// The session store (`None` for stateless services).
-    pub fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
+    pub fn session_store(&self) -> Option<&DynSessionStore> {
         self.inner.sessions.as_ref()
     }
 

@@ -70,11 +70,10 @@ fn client_capabilities() -> Value {
 }
 
 fn limits(n: usize) -> SessionLimits {
-    SessionLimits {
-        idle_timeout: Duration::from_secs(3600),
-        max_per_owner: 100,
-        max_anonymous: n.max(1),
-    }
+    SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(3600))
+        .with_max_per_owner(100)
+        .with_max_anonymous(n.max(1))
 }
 
 async fn fill_store(store: &impl SessionStore, n: usize) {

@@ -2453,11 +2453,10 @@ async fn open_session(addr: SocketAddr, auth: Option<&str>) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_sessions() {
-    let limits = SessionLimits {
-        idle_timeout: Duration::from_secs(1800),
-        max_per_owner: 4,
-        max_anonymous: 8,
-    };
+    let limits = SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(1800))
+        .with_max_per_owner(4)
+        .with_max_anonymous(8);
     // Anonymous callers and identified ones (Basic) share one store, through two endpoints.
     let store = DynSessionStore::new(MemoryStore::new());
     let users = [("alice", "wonderland"), ("bob", "builder")];
@@ -2473,12 +2472,8 @@ async fn legacy_sessions() {
     let strict = mcp::Server::new(Target).configure(|c| c.session_mode(SessionMode::Stateful));
     let strict = serve(strict).await;
     let idle_timeout = Duration::from_millis(300);
-    let expiring = mcp::Server::new(Target).configure(|c| {
-        c.session_limits(SessionLimits {
-            idle_timeout,
-            ..limits
-        })
-    });
+    let expiring = mcp::Server::new(Target)
+        .configure(|c| c.session_limits(limits.with_idle_timeout(idle_timeout)));
     let expiring = serve(expiring).await;
     let (alice, bob) = (basic("alice", "wonderland"), basic("bob", "builder"));
     let expired = open_session(expiring, None).await;
@@ -3026,11 +3021,10 @@ async fn identity_binding() {
     authz.publish(&rsa);
     let oauth = || mcp_examples::files::oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url);
     // One session per identified caller, so a collision of two identities would evict.
-    let limits = SessionLimits {
-        idle_timeout: Duration::from_secs(120),
-        max_per_owner: 1,
-        max_anonymous: 8,
-    };
+    let limits = SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(120))
+        .with_max_per_owner(1)
+        .with_max_anonymous(8);
     let vault = |store: Option<DynSessionStore>, mode: SessionMode| {
         let mut b = mcp::Server::new(Vault).oauth(oauth()).configure(|c| {
             c.session_limits(limits)

@@ -26,14 +26,25 @@ pub use memory::MemoryStore;
 use crate::error::BoxError;
 
 /// Bounds on the sessions of a service.
+///
+/// A small value type: start from [`default`](Self::default) and change what you need with
+/// the `with_*` methods; read a bound with the method of its name (no `get_` prefix).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp::session::SessionLimits;
+///
+/// let limits = SessionLimits::default()
+///     .with_idle_timeout(Duration::from_secs(900))
+///     .with_max_per_owner(20);
+/// assert_eq!(limits.idle_timeout(), Duration::from_secs(900));
+/// assert_eq!((limits.max_per_owner(), limits.max_anonymous()), (20, 10_000));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionLimits {
-    /// How long a session may go without a request before it expires (default 1800 s).
-    pub idle_timeout: Duration,
-    /// Sessions per identified caller (default 100).
-    pub max_per_owner: usize,
-    /// Sessions of all callers that cannot be told apart, together (default 10,000).
-    pub max_anonymous: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_per_owner: usize,
+    pub(crate) max_anonymous: usize,
 }
 
 impl Default for SessionLimits {
@@ -47,6 +58,42 @@ impl Default for SessionLimits {
 }
 
 impl SessionLimits {
+    /// Sets how long a session may go without a request before it expires.
+    #[must_use]
+    pub const fn with_idle_timeout(mut self, idle_timeout: Duration) -> Self {
+        self.idle_timeout = idle_timeout;
+        self
+    }
+
+    /// Sets how many sessions each identified caller may hold.
+    #[must_use]
+    pub const fn with_max_per_owner(mut self, max_per_owner: usize) -> Self {
+        self.max_per_owner = max_per_owner;
+        self
+    }
+
+    /// Sets how many sessions all callers that cannot be told apart may hold together.
+    #[must_use]
+    pub const fn with_max_anonymous(mut self, max_anonymous: usize) -> Self {
+        self.max_anonymous = max_anonymous;
+        self
+    }
+
+    /// How long a session may go without a request before it expires (default 1800 s).
+    pub const fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// Sessions per identified caller (default 100).
+    pub const fn max_per_owner(&self) -> usize {
+        self.max_per_owner
+    }
+
+    /// Sessions of all callers that cannot be told apart, together (default 10,000).
+    pub const fn max_anonymous(&self) -> usize {
+        self.max_anonymous
+    }
+
     /// The limit of `owner`'s pool.
     pub fn limit_of(&self, owner: &Owner) -> usize {
         match owner {

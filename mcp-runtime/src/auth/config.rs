@@ -13,6 +13,7 @@ use crate::error::Error;
 /// built.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
+#[must_use = "an OAuth configuration does nothing until it is given to `ServerBuilder::oauth`"]
 pub struct OAuthConfig {
     /// The canonical URI clients use to reach the service (an absolute `http(s)` URL). Set it
     /// explicitly behind a proxy. Tokens must be issued for it.
@@ -199,6 +200,7 @@ impl OAuthConfig {
 /// service, and how its tokens are validated.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
+#[must_use = "an authorization server is only trusted once given to `OAuthConfig::authorization_server`"]
 pub struct AuthorizationServer {
     /// The issuer identifier (the `iss` of its tokens, advertised in the metadata).
     pub(crate) issuer: String,

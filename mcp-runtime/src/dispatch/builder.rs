@@ -32,6 +32,7 @@ impl<T: ServiceHandler> IntoServer for T {
 
 /// Configures a [`Server`] before it is attached: runtime values override the service's
 /// constant configuration and are checked by [`ServerBuilder::build`].
+#[must_use = "a server builder does nothing until `build` is called"]
 pub struct ServerBuilder {
     handler: Box<dyn ServiceHandler>,
     config: ServiceConfig,

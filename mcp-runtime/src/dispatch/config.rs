@@ -127,6 +127,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 /// assert_eq!(config.info().name, "calculator");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[must_use = "a configuration does nothing until a server is built with it"]
 pub struct ServiceConfig {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,

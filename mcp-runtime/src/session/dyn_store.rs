@@ -141,7 +141,7 @@ impl<T: SessionStore> ErasedStore for T {
 /// Any [`SessionStore`] behind one cloneable handle (clones share the store), the form the
 /// server keeps: [`ServerBuilder::session_store`](crate::ServerBuilder::session_store)
 /// wraps the store it is given in one, and
-/// [`Service::session_store`](crate::Service::session_store) hands it back.
+/// [`Server::session_store`](crate::Server::session_store) hands it back.
 ///
 /// Its methods are those of [`SessionStore`] (which it implements too), so they can be
 /// called without importing the trait.

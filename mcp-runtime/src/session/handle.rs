@@ -10,7 +10,7 @@ use super::streams::Streams;
 use super::{DynSessionStore, StoreError, Update};
 
 /// The legacy HTTP session of a request: a key-value store whose values are kept as JSON,
-/// so any [`SessionStore`] can hold them.
+/// so any [`SessionStore`](super::SessionStore) can hold them.
 ///
 /// Bind it as `mcp::HttpSession` (legacy requests with a session only) or
 /// `Option<mcp::HttpSession>` (`None` on modern and session-less requests).

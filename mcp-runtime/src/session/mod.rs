@@ -4,6 +4,7 @@
 //!
 //! Modern requests never create or use a session.
 
+#[cfg(any(test, feature = "test-util"))]
 pub mod contract;
 mod dyn_store;
 mod handle;
@@ -231,8 +232,8 @@ pub enum Update {
 /// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
 /// server boxes the futures itself (through [`DynSessionStore`], which
 /// [`ServerBuilder::session_store`](crate::ServerBuilder::session_store) builds from any
-/// store). [`contract`] holds the behaviour every store must have, as tests to run against
-/// yours.
+/// store). `mcp::session::contract` (cargo feature `test-util`) holds the behaviour every
+/// store must have, as tests to run against yours.
 pub trait SessionStore: Send + Sync + 'static {
     /// Creates a session for `owner`, evicting the least recently used sessions of the same
     /// pool (the owner's, or the anonymous pool) while it is at its limit.

@@ -20,12 +20,11 @@
 //! it exits with status 1 when a session takes more than 1 KiB or 100,000 sessions more
 //! than 150 MB. Linux only (reads `/proc`).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use http::Request;
-use mcp::session::{MemoryStore, Owner, SessionInfo, SessionLimits, SessionStore};
+use mcp::session::{DynSessionStore, MemoryStore, Owner, SessionInfo, SessionLimits, SessionStore};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
@@ -71,14 +70,13 @@ fn client_capabilities() -> Value {
 }
 
 fn limits(n: usize) -> SessionLimits {
-    SessionLimits {
-        idle_timeout: Duration::from_secs(3600),
-        max_per_owner: 100,
-        max_anonymous: n.max(1),
-    }
+    SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(3600))
+        .with_max_per_owner(100)
+        .with_max_anonymous(n.max(1))
 }
 
-async fn fill_store(store: &dyn SessionStore, n: usize) {
+async fn fill_store(store: &impl SessionStore, n: usize) {
     let limits = limits(n);
     let deadline = Instant::now() + DEADLINE;
     for i in 0..n {
@@ -184,8 +182,8 @@ fn main() {
             Mode::Store => fill_store(&MemoryStore::new(), WARMUP).await,
             Mode::Http => fill_http(&http_server(WARMUP).1, WARMUP).await,
         }
-        let (store, router): (Arc<dyn SessionStore>, _) = match mode {
-            Mode::Store => (Arc::new(MemoryStore::new()), None),
+        let (store, router) = match mode {
+            Mode::Store => (DynSessionStore::new(MemoryStore::new()), None),
             Mode::Http => {
                 let (server, router) = http_server(n);
                 let store = server.session_store().expect("a stateful server").clone();
@@ -195,7 +193,7 @@ fn main() {
         let before = rss_bytes();
         let start = Instant::now();
         match &router {
-            None => fill_store(&*store, n).await,
+            None => fill_store(&store, n).await,
             Some(router) => fill_http(router, n).await,
         }
         let elapsed = start.elapsed();

@@ -37,7 +37,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use mcp::auth::ListenerAuth;
-use mcp::session::{MemoryStore, SessionLimits, SessionStore};
+use mcp::session::{DynSessionStore, MemoryStore, SessionLimits};
 use mcp::{Context, InputRequired, ProtocolMode, ResultExt as _, SessionMode, ToolOutput};
 use mcp_examples::authz::{
     EC1_PEM, LocalAuthServer, RSA1_PEM, RSA1_PUBLIC_PEM, RSA2_PEM, SigningKey, now,
@@ -2454,13 +2454,12 @@ async fn open_session(addr: SocketAddr, auth: Option<&str>) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_sessions() {
-    let limits = SessionLimits {
-        idle_timeout: Duration::from_secs(1800),
-        max_per_owner: 4,
-        max_anonymous: 8,
-    };
+    let limits = SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(1800))
+        .with_max_per_owner(4)
+        .with_max_anonymous(8);
     // Anonymous callers and identified ones (Basic) share one store, through two endpoints.
-    let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
+    let store = DynSessionStore::new(MemoryStore::new());
     let users = [("alice", "wonderland"), ("bob", "builder")];
     let open = mcp::Server::new(Target)
         .session_store(store.clone())
@@ -2474,12 +2473,8 @@ async fn legacy_sessions() {
     let strict = mcp::Server::new(Target).configure(|c| c.session_mode(SessionMode::Stateful));
     let strict = serve(strict).await;
     let idle_timeout = Duration::from_millis(300);
-    let expiring = mcp::Server::new(Target).configure(|c| {
-        c.session_limits(SessionLimits {
-            idle_timeout,
-            ..limits
-        })
-    });
+    let expiring = mcp::Server::new(Target)
+        .configure(|c| c.session_limits(limits.with_idle_timeout(idle_timeout)));
     let expiring = serve(expiring).await;
     let (alice, bob) = (basic("alice", "wonderland"), basic("bob", "builder"));
     let expired = open_session(expiring, None).await;
@@ -3027,12 +3022,11 @@ async fn identity_binding() {
     authz.publish(&rsa);
     let oauth = || mcp_examples::files::oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url);
     // One session per identified caller, so a collision of two identities would evict.
-    let limits = SessionLimits {
-        idle_timeout: Duration::from_secs(120),
-        max_per_owner: 1,
-        max_anonymous: 8,
-    };
-    let vault = |store: Option<Arc<dyn SessionStore>>, mode: SessionMode| {
+    let limits = SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(120))
+        .with_max_per_owner(1)
+        .with_max_anonymous(8);
+    let vault = |store: Option<DynSessionStore>, mode: SessionMode| {
         let mut b = mcp::Server::new(Vault).oauth(oauth()).configure(|c| {
             c.session_limits(limits)
                 .session_mode(mode)
@@ -3068,7 +3062,7 @@ async fn identity_binding() {
             .with_prefix(prefix);
         stores.push((
             "redis",
-            serve(vault(Some(Arc::new(store)), SessionMode::Auto)).await,
+            serve(vault(Some(DynSessionStore::new(store)), SessionMode::Auto)).await,
         ));
         stores
     };

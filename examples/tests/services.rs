@@ -323,11 +323,12 @@ async fn calculator_scalars_and_policies() {
 
 #[test]
 fn constant_session_limits_and_state_ttl_come_from_the_attribute() {
-    use mcp::ServiceHandler as _;
-    let config = mcp_examples::shopping_cart::ShoppingCart.config();
-    let limits = config.get_session_limits();
-    assert_eq!(limits.idle_timeout, std::time::Duration::from_secs(900));
-    assert_eq!((limits.max_per_owner, limits.max_anonymous), (20, 2000));
-    assert_eq!(config.get_session_mode(), mcp::SessionMode::Stateful);
-    assert_eq!(config.get_protocol_mode(), mcp::ProtocolMode::Legacy);
+    let server = mcp::Server::new(mcp_examples::shopping_cart::ShoppingCart)
+        .build()
+        .unwrap();
+    let limits = server.session_limits();
+    assert_eq!(limits.idle_timeout(), std::time::Duration::from_secs(900));
+    assert_eq!((limits.max_per_owner(), limits.max_anonymous()), (20, 2000));
+    assert_eq!(server.session_mode(), mcp::SessionMode::Stateful);
+    assert_eq!(server.protocol_mode(), mcp::ProtocolMode::Legacy);
 }

@@ -14,6 +14,7 @@ pub mod protocol;
 pub mod schema;
 pub mod session;
 pub mod state;
+#[cfg(feature = "test-util")]
 pub mod testing;
 pub mod transport;
 

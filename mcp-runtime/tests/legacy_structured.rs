@@ -188,7 +188,12 @@ async fn default_keeps_the_1x_shape_and_a_tool_can_opt_in() {
 #[tokio::test]
 async fn service_switch_sends_object_roots_to_2025_06_18_and_later() {
     let c = client(mcp::Server::new(On));
-    assert!(On.config_is_on());
+    assert!(
+        mcp::Server::new(On)
+            .build()
+            .unwrap()
+            .legacy_structured_output()
+    );
     assert_legacy(&c, "forecast", true).await;
     assert_legacy(&c, "forecast_off", false).await;
     assert_legacy(&c, "text_only", false).await;
@@ -196,16 +201,6 @@ async fn service_switch_sends_object_roots_to_2025_06_18_and_later() {
     let modern = modern_tools(&c).await;
     assert_eq!(tool(&modern, "counts")["outputSchema"]["type"], "array");
     assert_legacy(&c, "counts", false).await;
-}
-
-trait ConfigIsOn {
-    fn config_is_on(&self) -> bool;
-}
-
-impl<T: mcp::ServiceHandler> ConfigIsOn for T {
-    fn config_is_on(&self) -> bool {
-        self.config().get_legacy_structured_output()
-    }
 }
 
 #[tokio::test]

@@ -98,11 +98,10 @@ fn info() -> SessionInfo {
 }
 
 fn limits(per_owner: usize, anonymous: usize) -> SessionLimits {
-    SessionLimits {
-        idle_timeout: Duration::from_secs(60),
-        max_per_owner: per_owner,
-        max_anonymous: anonymous,
-    }
+    SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(60))
+        .with_max_per_owner(per_owner)
+        .with_max_anonymous(anonymous)
 }
 
 #[tokio::test]
@@ -235,7 +234,7 @@ async fn update_is_atomic_under_concurrency() {
     bounded(async {
         let prefix = unique_prefix("update");
         // Two stores (two connections), as two servers would have.
-        let stores: [Arc<dyn SessionStore>; 2] = [
+        let stores = [
             Arc::new(connect(&prefix).await),
             Arc::new(connect(&prefix).await),
         ];
@@ -333,11 +332,10 @@ fn child_server() {
         .unwrap();
     runtime.block_on(async move {
         let store = connect(config["prefix"].as_str().unwrap()).await;
-        let limits = SessionLimits {
-            idle_timeout: Duration::from_millis(config["idle_ms"].as_u64().unwrap()),
-            max_per_owner: 100,
-            max_anonymous: config["max_anonymous"].as_u64().unwrap() as usize,
-        };
+        let limits = SessionLimits::default()
+            .with_idle_timeout(Duration::from_millis(config["idle_ms"].as_u64().unwrap()))
+            .with_max_per_owner(100)
+            .with_max_anonymous(config["max_anonymous"].as_u64().unwrap() as usize);
         let server = mcp::Server::new(Cart)
             .configure(|c| c.session_mode(SessionMode::Stateful).session_limits(limits))
             .session_store(Arc::new(store))

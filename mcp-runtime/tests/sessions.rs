@@ -355,11 +355,10 @@ async fn stateless_mode_issues_no_session() {
 
 #[tokio::test]
 async fn limits_evict_the_least_recently_used_session_of_the_pool() {
-    let limits = SessionLimits {
-        idle_timeout: Duration::from_secs(60),
-        max_per_owner: 2,
-        max_anonymous: 3,
-    };
+    let limits = SessionLimits::default()
+        .with_idle_timeout(Duration::from_secs(60))
+        .with_max_per_owner(2)
+        .with_max_anonymous(3);
     let client = TestClient::new(server(SessionMode::Stateful, limits));
     let ids: Vec<String> =
         futures_util::future::join_all((0..3).map(|_| initialize(&client))).await;
@@ -386,10 +385,7 @@ async fn limits_evict_the_least_recently_used_session_of_the_pool() {
 
 #[tokio::test]
 async fn idle_sessions_expire() {
-    let limits = SessionLimits {
-        idle_timeout: Duration::from_millis(100),
-        ..SessionLimits::default()
-    };
+    let limits = SessionLimits::default().with_idle_timeout(Duration::from_millis(100));
     let client = TestClient::new(server(SessionMode::Stateful, limits));
     let id = initialize(&client).await;
     tokio::time::sleep(Duration::from_millis(40)).await;
@@ -415,10 +411,7 @@ async fn idle_sessions_expire() {
 
 #[test]
 fn invalid_limits_fail_attach() {
-    let limits = SessionLimits {
-        max_per_owner: 0,
-        ..SessionLimits::default()
-    };
+    let limits = SessionLimits::default().with_max_per_owner(0);
     let err = mcp::Server::new(Cart)
         .configure(|c| c.session_limits(limits))
         .build()

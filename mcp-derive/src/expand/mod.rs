@@ -192,24 +192,16 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
     }
     if let Some((idle, per_owner, anonymous)) = svc.session_limits {
         let mut limits = quote!(#k::session::SessionLimits::default());
-        let mut fields = TokenStream::new();
         if let Some(s) = idle {
-            fields.extend(quote!(idle_timeout: ::core::time::Duration::from_secs(#s),));
+            limits.extend(quote!(.with_idle_timeout(::core::time::Duration::from_secs(#s))));
         }
         if let Some(n) = per_owner {
             let n = n as usize;
-            fields.extend(quote!(max_per_owner: #n,));
+            limits.extend(quote!(.with_max_per_owner(#n)));
         }
         if let Some(n) = anonymous {
             let n = n as usize;
-            fields.extend(quote!(max_anonymous: #n,));
-        }
-        let all_given = idle.is_some() && per_owner.is_some() && anonymous.is_some();
-        if all_given {
-            // Every field named: no `..default()`, which clippy flags in user code.
-            limits = quote!(#k::session::SessionLimits { #fields });
-        } else if !fields.is_empty() {
-            limits = quote!(#k::session::SessionLimits { #fields ..#limits });
+            limits.extend(quote!(.with_max_anonymous(#n)));
         }
         chain.extend(quote!(.session_limits(#limits)));
     }

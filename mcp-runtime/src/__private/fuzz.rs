@@ -330,10 +330,7 @@ pub fn http(data: &[u8]) {
                 .request_state_keys([STATE_KEY])
                 .max_body_bytes(64 * 1024)
                 .input_round_timeout(Duration::from_millis(100))
-                .session_limits(SessionLimits {
-                    max_anonymous: 64,
-                    ..SessionLimits::default()
-                });
+                .session_limits(SessionLimits::default().with_max_anonymous(64));
             let server = crate::Server::advanced(FuzzService, config)
                 .build()
                 .expect("valid config");

@@ -7,6 +7,7 @@
 //! `&&Probe<T>` for the concrete `T` the user wrote, resolved by the compiler (autoref
 //! specialization), so aliases and re-exports are judged by the type they name.
 
+#[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod kinds;
 pub mod output;

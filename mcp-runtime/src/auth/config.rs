@@ -13,31 +13,32 @@ use crate::error::Error;
 /// built.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
+#[must_use = "an OAuth configuration does nothing until it is given to `ServerBuilder::oauth`"]
 pub struct OAuthConfig {
     /// The canonical URI clients use to reach the service (an absolute `http(s)` URL). Set it
     /// explicitly behind a proxy. Tokens must be issued for it.
-    pub resource: String,
+    pub(crate) resource: String,
     /// The trusted authorization servers; their issuers are advertised in the metadata.
-    pub authorization_servers: Vec<AuthorizationServer>,
+    pub(crate) authorization_servers: Vec<AuthorizationServer>,
     /// Scopes every request needs (local policy, not a metadata field).
-    pub required_scopes: Vec<String>,
+    pub(crate) required_scopes: Vec<String>,
     /// The metadata's informational `scopes_supported`; `None` means `required_scopes`.
-    pub scopes_supported: Option<Vec<String>>,
+    pub(crate) scopes_supported: Option<Vec<String>>,
     /// Scope hierarchy keyed by the broader scope: a token granted the key also holds every
     /// scope listed, transitively.
-    pub scope_hierarchy: BTreeMap<String, Vec<String>>,
+    pub(crate) scope_hierarchy: BTreeMap<String, Vec<String>>,
     /// The metadata's `resource_name`.
-    pub resource_name: Option<String>,
+    pub(crate) resource_name: Option<String>,
     /// The metadata's `resource_documentation` (an absolute URL).
-    pub resource_documentation: Option<String>,
+    pub(crate) resource_documentation: Option<String>,
     /// The shortest time between two JWKS fetches triggered by an unknown `kid` (default
     /// 30 s), so that tokens with made-up key ids cannot make the server hammer the
     /// authorization server.
-    pub jwks_min_refresh: Duration,
+    pub(crate) jwks_min_refresh: Duration,
     /// How long fetched JWKS keys are used before they are fetched again (default 1 h).
-    pub jwks_max_age: Duration,
+    pub(crate) jwks_max_age: Duration,
     /// Timeout of JWKS and introspection requests (default 10 s).
-    pub http_timeout: Duration,
+    pub(crate) http_timeout: Duration,
 }
 
 impl OAuthConfig {
@@ -106,6 +107,12 @@ impl OAuthConfig {
     /// The shortest time between two JWKS fetches triggered by an unknown `kid`.
     pub fn jwks_min_refresh(mut self, interval: Duration) -> Self {
         self.jwks_min_refresh = interval;
+        self
+    }
+
+    /// How long fetched JWKS keys are used before they are fetched again (default 1 h).
+    pub fn jwks_max_age(mut self, max_age: Duration) -> Self {
+        self.jwks_max_age = max_age;
         self
     }
 
@@ -193,14 +200,15 @@ impl OAuthConfig {
 /// service, and how its tokens are validated.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
+#[must_use = "an authorization server is only trusted once given to `OAuthConfig::authorization_server`"]
 pub struct AuthorizationServer {
     /// The issuer identifier (the `iss` of its tokens, advertised in the metadata).
-    pub issuer: String,
+    pub(crate) issuer: String,
     /// The audience its tokens name for this service when it is not the resource URI (the
     /// server's own identifier for the API).
-    pub audience: Option<String>,
+    pub(crate) audience: Option<String>,
     /// How its tokens are validated.
-    pub validator: TokenValidator,
+    pub(crate) validator: TokenValidator,
 }
 
 impl AuthorizationServer {

@@ -36,26 +36,53 @@ pub enum SessionMode {
 /// A cache hint for one method: how long a client may reuse the result, and with whom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CacheHint {
-    /// Freshness in milliseconds (`0` = do not reuse). Negative values fail attach.
-    pub ttl_ms: i64,
-    /// Whether the result may be shared between callers.
-    pub scope: CacheScope,
+    pub(crate) ttl_ms: i64,
+    pub(crate) scope: CacheScope,
 }
 
 impl CacheHint {
-    /// A hint.
+    /// A hint: fresh for `ttl_ms` milliseconds (`0` = do not reuse; a negative value fails
+    /// the build), shared with other callers or not as `scope` says.
     pub const fn new(ttl_ms: i64, scope: CacheScope) -> Self {
         Self { ttl_ms, scope }
+    }
+
+    /// Freshness in milliseconds (`0` = do not reuse).
+    pub const fn ttl_ms(&self) -> i64 {
+        self.ttl_ms
+    }
+
+    /// Whether the result may be shared between callers.
+    pub const fn scope(&self) -> CacheScope {
+        self.scope
     }
 }
 
 /// Per-method cache hints, sent to modern clients only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CacheHints {
-    /// `server/discover`.
-    pub discover: CacheHint,
-    /// `tools/list`.
-    pub list_tools: CacheHint,
+    pub(crate) discover: CacheHint,
+    pub(crate) list_tools: CacheHint,
+}
+
+impl CacheHints {
+    /// The hints of `server/discover` and `tools/list`.
+    pub const fn new(discover: CacheHint, list_tools: CacheHint) -> Self {
+        Self {
+            discover,
+            list_tools,
+        }
+    }
+
+    /// The hint of `server/discover`.
+    pub const fn discover(&self) -> CacheHint {
+        self.discover
+    }
+
+    /// The hint of `tools/list`.
+    pub const fn list_tools(&self) -> CacheHint {
+        self.list_tools
+    }
 }
 
 /// Request-state signing keys; never printed.
@@ -78,7 +105,16 @@ pub const DEFAULT_MAX_STREAMS: usize = 10_000;
 /// The default cap on request bodies (4 MiB).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 
-/// The configuration of a service.
+/// The configuration of a service: a builder, whose methods set one setting each and return
+/// the configuration (`foo(self, value) -> Self`).
+///
+/// Naming rule of the crate's configuration types: builders ([`ServiceConfig`],
+/// [`OAuthConfig`](crate::auth::OAuthConfig), [`AuthorizationServer`](crate::auth::AuthorizationServer),
+/// [`ServerBuilder`](crate::ServerBuilder)) own the setters, named after the setting; what they
+/// build ([`Server`](crate::Server)) has the getters, named after the setting too (never
+/// `get_*`, e.g. [`Server::protocol_mode`](crate::Server::protocol_mode)); small value types
+/// ([`SessionLimits`], [`CacheHint`]) are built with a constructor or `with_*` methods and
+/// have plain-named getters. No configuration type has public fields.
 ///
 /// ```
 /// use mcp::{CacheHint, CacheScope, ProtocolMode, ServiceConfig};
@@ -91,6 +127,7 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 /// assert_eq!(config.info().name, "calculator");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[must_use = "a configuration does nothing until a server is built with it"]
 pub struct ServiceConfig {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
@@ -165,8 +202,9 @@ impl ServiceConfig {
         self
     }
 
-    /// The protocol mode.
-    pub fn get_protocol_mode(&self) -> ProtocolMode {
+    /// The protocol mode ([`Server::protocol_mode`](crate::Server::protocol_mode) is the
+    /// public getter; `transport/` still calls this one).
+    pub(crate) fn get_protocol_mode(&self) -> ProtocolMode {
         self.protocol_mode
     }
 
@@ -176,8 +214,9 @@ impl ServiceConfig {
         self
     }
 
-    /// The session mode.
-    pub fn get_session_mode(&self) -> SessionMode {
+    /// The session mode ([`Server::session_mode`](crate::Server::session_mode) is the public
+    /// getter; `transport/` still calls this one).
+    pub(crate) fn get_session_mode(&self) -> SessionMode {
         self.session_mode
     }
 
@@ -260,8 +299,9 @@ impl ServiceConfig {
         self
     }
 
-    /// The limits of legacy sessions.
-    pub fn get_session_limits(&self) -> SessionLimits {
+    /// The limits of legacy sessions ([`Server::session_limits`](crate::Server::session_limits)
+    /// is the public getter; `transport/` still calls this one).
+    pub(crate) fn get_session_limits(&self) -> SessionLimits {
         self.session_limits
     }
 
@@ -316,11 +356,6 @@ impl ServiceConfig {
     pub fn legacy_structured_output(mut self, on: bool) -> Self {
         self.legacy_structured_output = on;
         self
-    }
-
-    /// Whether legacy clients of 2025-06-18 or later get structured output by default.
-    pub fn get_legacy_structured_output(&self) -> bool {
-        self.legacy_structured_output
     }
 
     /// Checks the values only known at run time.

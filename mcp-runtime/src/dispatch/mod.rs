@@ -51,7 +51,7 @@ use crate::protocol::{
 use crate::schema::headers::{self, HeaderDecl};
 use crate::schema::is_object_schema;
 use crate::session::streams::Streams;
-use crate::session::{HttpSession, MemoryStore, SessionStore};
+use crate::session::{DynSessionStore, HttpSession, MemoryStore};
 use crate::state::{Binding, Signer};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
@@ -122,7 +122,7 @@ pub struct Server {
 
 struct Inner {
     signer: Signer,
-    sessions: Option<Arc<dyn SessionStore>>,
+    sessions: Option<DynSessionStore>,
     streams: Arc<Streams>,
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
@@ -172,8 +172,34 @@ impl Server {
         &self.inner.config
     }
 
+    /// The server identity.
+    pub fn info(&self) -> &crate::protocol::Implementation {
+        &self.inner.config.info
+    }
+
+    /// The protocol era(s) served.
+    pub fn protocol_mode(&self) -> ProtocolMode {
+        self.inner.config.protocol_mode
+    }
+
+    /// The session mode of legacy requests.
+    pub fn session_mode(&self) -> SessionMode {
+        self.inner.config.session_mode
+    }
+
+    /// The limits of legacy sessions.
+    pub fn session_limits(&self) -> crate::session::SessionLimits {
+        self.inner.config.session_limits
+    }
+
+    /// Whether legacy clients of 2025-06-18 or later get structured output from basic
+    /// services' tools by default.
+    pub fn legacy_structured_output(&self) -> bool {
+        self.inner.config.legacy_structured_output
+    }
+
     /// The session store (`None` for stateless services).
-    pub fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
+    pub fn session_store(&self) -> Option<&DynSessionStore> {
         self.inner.sessions.as_ref()
     }
 

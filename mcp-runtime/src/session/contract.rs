@@ -10,11 +10,12 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! use std::sync::Arc;
-//! use mcp::session::{MemoryStore, SessionStore, contract};
+//! use mcp::session::{MemoryStore, contract};
 //!
 //! contract::foreign_owners_see_nothing(&MemoryStore::new()).await;
-//! let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
-//! contract::update_is_atomic(&[store]).await;
+//! // Handles of one store, as several servers hold (an `Arc`, or a `DynSessionStore`).
+//! let store = Arc::new(MemoryStore::new());
+//! contract::update_is_atomic(&[store.clone(), store]).await;
 //! # }
 //! ```
 
@@ -26,7 +27,10 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::streams::Streams;
-use super::{HttpSession, Owner, SessionError, SessionInfo, SessionLimits, SessionStore, Update};
+use super::{
+    DynSessionStore, HttpSession, Owner, SessionError, SessionInfo, SessionLimits, SessionStore,
+    Update,
+};
 
 /// The session information the contract creates sessions with.
 pub fn info() -> SessionInfo {
@@ -45,14 +49,14 @@ pub fn limits(max_per_owner: usize, max_anonymous: usize) -> SessionLimits {
     }
 }
 
-async fn is_open(store: &dyn SessionStore, id: &str, owner: &Owner, l: &SessionLimits) -> bool {
+async fn is_open(store: &impl SessionStore, id: &str, owner: &Owner, l: &SessionLimits) -> bool {
     store.open(id, owner, l).await.expect("open").is_some()
 }
 
 /// Per pool, `create` evicts the least recently used session while the pool is full; the
 /// anonymous pool and an identified owner's pool never evict each other; `open` returns what
 /// `create` stored.
-pub async fn evicts_the_least_recently_used_of_the_same_pool(store: &dyn SessionStore) {
+pub async fn evicts_the_least_recently_used_of_the_same_pool(store: &impl SessionStore) {
     let l = limits(2, 3);
     let alice = Owner::Caller("alice".into());
     let a1 = store.create(&alice, info(), &l).await.expect("create").id;
@@ -95,7 +99,7 @@ pub async fn evicts_the_least_recently_used_of_the_same_pool(store: &dyn Session
 }
 
 /// Another owner (or the anonymous pool) can neither open nor delete a session.
-pub async fn foreign_owners_see_nothing(store: &dyn SessionStore) {
+pub async fn foreign_owners_see_nothing(store: &impl SessionStore) {
     let l = limits(5, 5);
     let alice = Owner::Caller("alice".into());
     let bob = Owner::Caller("bob".into());
@@ -114,7 +118,7 @@ pub async fn foreign_owners_see_nothing(store: &dyn SessionStore) {
 /// Identities that differ in any part never share a session or a per-owner pool, whatever
 /// characters their parts hold: subjects `ab` and `a\u{1f}b`, parts shifted across the old
 /// separator, an empty part against a missing one, a Basic user against a token.
-pub async fn identities_never_collide(store: &dyn SessionStore) {
+pub async fn identities_never_collide(store: &impl SessionStore) {
     let l = limits(1, 5);
     let owners = colliding_identities();
     let mut ids = Vec::new();
@@ -168,7 +172,7 @@ pub fn colliding_identities() -> Vec<Owner> {
 
 /// get / set / remove / keys (sorted), `update` returning `None` removes, and the values of
 /// an unknown session are errors.
-pub async fn values_get_set_remove_and_keys(store: &dyn SessionStore) {
+pub async fn values_get_set_remove_and_keys(store: &impl SessionStore) {
     let l = limits(5, 5);
     let id = store
         .create(&Owner::Anonymous, info(), &l)
@@ -207,7 +211,7 @@ pub async fn values_get_set_remove_and_keys(store: &dyn SessionStore) {
 
 /// 8 tasks, spread over `stores` (handles of one shared store, as several servers hold),
 /// each increment one value 100 times through `update`: no increment is lost.
-pub async fn update_is_atomic(stores: &[Arc<dyn SessionStore>]) {
+pub async fn update_is_atomic<S: SessionStore + Clone>(stores: &[S]) {
     assert!(!stores.is_empty(), "give at least one store");
     let l = limits(10, 10);
     let id = stores[0]
@@ -243,7 +247,7 @@ pub async fn update_is_atomic(stores: &[Arc<dyn SessionStore>]) {
 /// With idle timeout `idle`: opening renews the timer, an idle session expires (its values
 /// with it), and expired sessions neither count against the limit nor show up as evicted.
 /// Takes about 1.2 × `idle`.
-pub async fn idle_sessions_expire(store: &dyn SessionStore, idle: Duration) {
+pub async fn idle_sessions_expire(store: &impl SessionStore, idle: Duration) {
     let l = SessionLimits {
         idle_timeout: idle,
         ..limits(10, 3)
@@ -312,7 +316,8 @@ impl Serialize for Picky {
 /// - `update_with` returns the value and output of the run whose value was stored: 4 tasks ×
 ///   25 increments of one counter get back each count from 1 to 100 exactly once, whatever
 ///   the retries.
-pub async fn update_keeps_what_it_cannot_change(store: Arc<dyn SessionStore>) {
+pub async fn update_keeps_what_it_cannot_change(store: impl SessionStore) {
+    let store = DynSessionStore::new(store);
     let l = limits(5, 5);
     let id = store
         .create(&Owner::Anonymous, info(), &l)

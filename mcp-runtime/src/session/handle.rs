@@ -7,10 +7,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::streams::Streams;
-use super::{SessionStore, StoreError, Update};
+use super::{DynSessionStore, StoreError, Update};
 
 /// The legacy HTTP session of a request: a key-value store whose values are kept as JSON,
-/// so any [`SessionStore`] can hold them.
+/// so any [`SessionStore`](super::SessionStore) can hold them.
 ///
 /// Bind it as `mcp::HttpSession` (legacy requests with a session only) or
 /// `Option<mcp::HttpSession>` (`None` on modern and session-less requests).
@@ -36,7 +36,7 @@ use super::{SessionStore, StoreError, Update};
 #[derive(Clone)]
 pub struct HttpSession {
     id: Arc<str>,
-    store: Arc<dyn SessionStore>,
+    store: DynSessionStore,
     streams: Arc<Streams>,
 }
 
@@ -96,7 +96,7 @@ impl From<SessionError> for crate::error::ToolError {
 }
 
 impl HttpSession {
-    pub(crate) fn new(id: Arc<str>, store: Arc<dyn SessionStore>, streams: Arc<Streams>) -> Self {
+    pub(crate) fn new(id: Arc<str>, store: DynSessionStore, streams: Arc<Streams>) -> Self {
         Self { id, store, streams }
     }
 

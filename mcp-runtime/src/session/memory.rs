@@ -15,7 +15,6 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, Update};
-use crate::dispatch::BoxFuture;
 use crate::protocol::JsonObject;
 
 /// How many expired sessions one operation removes at most (the sweep is amortized).
@@ -219,17 +218,17 @@ fn sorted_keys(values: &JsonObject) -> Vec<String> {
     keys
 }
 
-fn ready<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
-    Box::pin(std::future::ready(value))
+fn ready<T>(value: T) -> std::future::Ready<T> {
+    std::future::ready(value)
 }
 
 impl SessionStore for MemoryStore {
-    fn create<'a>(
-        &'a self,
-        owner: &'a Owner,
+    fn create(
+        &self,
+        owner: &Owner,
         info: SessionInfo,
-        limits: &'a SessionLimits,
-    ) -> BoxFuture<'a, Result<Created, StoreError>> {
+        limits: &SessionLimits,
+    ) -> impl Future<Output = Result<Created, StoreError>> + Send {
         let capabilities = match serde_json::to_string(&info.client_capabilities) {
             Ok(c) => c,
             Err(e) => {
@@ -291,12 +290,12 @@ impl SessionStore for MemoryStore {
         }))
     }
 
-    fn open<'a>(
-        &'a self,
-        id: &'a str,
-        owner: &'a Owner,
-        limits: &'a SessionLimits,
-    ) -> BoxFuture<'a, Result<Option<SessionInfo>, StoreError>> {
+    fn open(
+        &self,
+        id: &str,
+        owner: &Owner,
+        limits: &SessionLimits,
+    ) -> impl Future<Output = Result<Option<SessionInfo>, StoreError>> + Send {
         let now = Instant::now();
         let mut inner = self.lock();
         inner.sweep(limits, now);
@@ -325,11 +324,11 @@ impl SessionStore for MemoryStore {
         ready(info.map(Some))
     }
 
-    fn delete<'a>(
-        &'a self,
-        id: &'a str,
-        owner: &'a Owner,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+    fn delete(
+        &self,
+        id: &str,
+        owner: &Owner,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
         let Some(key) = parse_id(id) else {
             return ready(Ok(false));
         };
@@ -338,11 +337,11 @@ impl SessionStore for MemoryStore {
         ready(Ok(owned && inner.remove(key).is_some()))
     }
 
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
+    fn get(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send {
         let mut inner = self.lock();
         ready(
             inner
@@ -351,30 +350,30 @@ impl SessionStore for MemoryStore {
         )
     }
 
-    fn set<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
+    fn set(
+        &self,
+        id: &str,
+        key: &str,
         value: Value,
-    ) -> BoxFuture<'a, Result<(), StoreError>> {
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
         let mut inner = self.lock();
         ready(inner.values_mut(id).map(|v| {
             v.insert(key.to_owned(), value);
         }))
     }
 
-    fn remove<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
+    fn remove(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send {
         let mut inner = self.lock();
         let removed = inner.values(id).map(|v| v.and_then(|v| v.remove(key)));
         inner.shrink(id);
         ready(removed)
     }
 
-    fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+    fn keys(&self, id: &str) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send {
         let mut inner = self.lock();
         ready(
             inner
@@ -383,12 +382,12 @@ impl SessionStore for MemoryStore {
         )
     }
 
-    fn update<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-        f: &'a (dyn Fn(Option<Value>) -> Update + Send + Sync),
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
+    fn update(
+        &self,
+        id: &str,
+        key: &str,
+        f: &(dyn Fn(Option<Value>) -> Update + Send + Sync),
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send {
         let mut inner = self.lock();
         let result = inner
             .values_mut(id)
@@ -407,7 +406,7 @@ impl SessionStore for MemoryStore {
         ready(result)
     }
 
-    fn len(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+    fn len(&self) -> impl Future<Output = Result<usize, StoreError>> + Send {
         ready(Ok(self.lock().sessions.len()))
     }
 }
@@ -440,7 +439,7 @@ mod tests {
         contract::foreign_owners_see_nothing(&MemoryStore::new()).await;
         contract::identities_never_collide(&MemoryStore::new()).await;
         contract::values_get_set_remove_and_keys(&MemoryStore::new()).await;
-        contract::update_is_atomic(&[Arc::new(MemoryStore::new()) as Arc<dyn SessionStore>]).await;
+        contract::update_is_atomic(&[Arc::new(MemoryStore::new())]).await;
         contract::update_keeps_what_it_cannot_change(Arc::new(MemoryStore::new())).await;
         contract::idle_sessions_expire(&MemoryStore::new(), Duration::from_millis(300)).await;
     }

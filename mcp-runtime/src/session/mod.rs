@@ -4,7 +4,9 @@
 //!
 //! Modern requests never create or use a session.
 
+#[cfg(any(test, feature = "test-util"))]
 pub mod contract;
+mod dyn_store;
 mod handle;
 mod memory;
 #[cfg(feature = "redis")]
@@ -18,21 +20,32 @@ use serde_json::Value;
 
 #[cfg(feature = "redis")]
 pub use self::redis::RedisStore;
+pub use dyn_store::DynSessionStore;
 pub use handle::{HttpSession, SessionError};
 pub use memory::MemoryStore;
 
-use crate::dispatch::BoxFuture;
 use crate::error::BoxError;
 
 /// Bounds on the sessions of a service.
+///
+/// A small value type: start from [`default`](Self::default) and change what you need with
+/// the `with_*` methods; read a bound with the method of its name (no `get_` prefix).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp::session::SessionLimits;
+///
+/// let limits = SessionLimits::default()
+///     .with_idle_timeout(Duration::from_secs(900))
+///     .with_max_per_owner(20);
+/// assert_eq!(limits.idle_timeout(), Duration::from_secs(900));
+/// assert_eq!((limits.max_per_owner(), limits.max_anonymous()), (20, 10_000));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionLimits {
-    /// How long a session may go without a request before it expires (default 1800 s).
-    pub idle_timeout: Duration,
-    /// Sessions per identified caller (default 100).
-    pub max_per_owner: usize,
-    /// Sessions of all callers that cannot be told apart, together (default 10,000).
-    pub max_anonymous: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_per_owner: usize,
+    pub(crate) max_anonymous: usize,
 }
 
 impl Default for SessionLimits {
@@ -46,6 +59,42 @@ impl Default for SessionLimits {
 }
 
 impl SessionLimits {
+    /// Sets how long a session may go without a request before it expires.
+    #[must_use]
+    pub const fn with_idle_timeout(mut self, idle_timeout: Duration) -> Self {
+        self.idle_timeout = idle_timeout;
+        self
+    }
+
+    /// Sets how many sessions each identified caller may hold.
+    #[must_use]
+    pub const fn with_max_per_owner(mut self, max_per_owner: usize) -> Self {
+        self.max_per_owner = max_per_owner;
+        self
+    }
+
+    /// Sets how many sessions all callers that cannot be told apart may hold together.
+    #[must_use]
+    pub const fn with_max_anonymous(mut self, max_anonymous: usize) -> Self {
+        self.max_anonymous = max_anonymous;
+        self
+    }
+
+    /// How long a session may go without a request before it expires (default 1800 s).
+    pub const fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// Sessions per identified caller (default 100).
+    pub const fn max_per_owner(&self) -> usize {
+        self.max_per_owner
+    }
+
+    /// Sessions of all callers that cannot be told apart, together (default 10,000).
+    pub const fn max_anonymous(&self) -> usize {
+        self.max_anonymous
+    }
+
     /// The limit of `owner`'s pool.
     pub fn limit_of(&self, owner: &Owner) -> usize {
         match owner {
@@ -179,74 +228,137 @@ pub enum Update {
 
 /// Where legacy sessions live. Implementations must make [`update`](Self::update) atomic
 /// per key and enforce limits and expiry even when several servers share the store.
+///
+/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
+/// server boxes the futures itself (through [`DynSessionStore`], which
+/// [`ServerBuilder::session_store`](crate::ServerBuilder::session_store) builds from any
+/// store). `mcp::session::contract` (cargo feature `test-util`) holds the behaviour every
+/// store must have, as tests to run against yours.
 pub trait SessionStore: Send + Sync + 'static {
     /// Creates a session for `owner`, evicting the least recently used sessions of the same
     /// pool (the owner's, or the anonymous pool) while it is at its limit.
-    fn create<'a>(
-        &'a self,
-        owner: &'a Owner,
+    fn create(
+        &self,
+        owner: &Owner,
         info: SessionInfo,
-        limits: &'a SessionLimits,
-    ) -> BoxFuture<'a, Result<Created, StoreError>>;
+        limits: &SessionLimits,
+    ) -> impl Future<Output = Result<Created, StoreError>> + Send;
 
     /// Opens session `id` for a request of `owner`, refreshing its idle timer and recency.
     /// `None` when the id is unknown, expired, evicted or owned by someone else.
-    fn open<'a>(
-        &'a self,
-        id: &'a str,
-        owner: &'a Owner,
-        limits: &'a SessionLimits,
-    ) -> BoxFuture<'a, Result<Option<SessionInfo>, StoreError>>;
+    fn open(
+        &self,
+        id: &str,
+        owner: &Owner,
+        limits: &SessionLimits,
+    ) -> impl Future<Output = Result<Option<SessionInfo>, StoreError>> + Send;
 
     /// Deletes session `id` of `owner`; `false` when there was no such session.
-    fn delete<'a>(
-        &'a self,
-        id: &'a str,
-        owner: &'a Owner,
-    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+    fn delete(
+        &self,
+        id: &str,
+        owner: &Owner,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// The value of `key`.
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
+    fn get(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send;
 
     /// Sets `key`.
-    fn set<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
+    fn set(
+        &self,
+        id: &str,
+        key: &str,
         value: Value,
-    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Removes `key`, returning its value.
-    fn remove<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
+    fn remove(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send;
 
     /// The keys, sorted.
-    fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
+    fn keys(&self, id: &str) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
 
     /// Atomically applies `f(current)` to the value of `key` ([`Update::Set`] replaces it,
     /// [`Update::Remove`] removes it, [`Update::Keep`] writes nothing) and returns the value
     /// the key holds afterwards. `f` may run more than once (optimistic stores retry); the
     /// decision of its last run is the one applied.
-    fn update<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-        f: &'a (dyn Fn(Option<Value>) -> Update + Send + Sync),
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>>;
+    fn update(
+        &self,
+        id: &str,
+        key: &str,
+        f: &(dyn Fn(Option<Value>) -> Update + Send + Sync),
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send;
 
     /// How many live sessions the store holds (for metrics and tests).
-    fn len(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
+    fn len(&self) -> impl Future<Output = Result<usize, StoreError>> + Send;
 
     /// `true` when the store holds no live session.
-    fn is_empty(&self) -> BoxFuture<'_, Result<bool, StoreError>> {
-        Box::pin(async move { self.len().await.map(|n| n == 0) })
+    fn is_empty(&self) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        async move { self.len().await.map(|n| n == 0) }
+    }
+}
+
+impl<T: SessionStore> SessionStore for Arc<T> {
+    async fn create(
+        &self,
+        owner: &Owner,
+        info: SessionInfo,
+        limits: &SessionLimits,
+    ) -> Result<Created, StoreError> {
+        (**self).create(owner, info, limits).await
+    }
+
+    async fn open(
+        &self,
+        id: &str,
+        owner: &Owner,
+        limits: &SessionLimits,
+    ) -> Result<Option<SessionInfo>, StoreError> {
+        (**self).open(id, owner, limits).await
+    }
+
+    async fn delete(&self, id: &str, owner: &Owner) -> Result<bool, StoreError> {
+        (**self).delete(id, owner).await
+    }
+
+    async fn get(&self, id: &str, key: &str) -> Result<Option<Value>, StoreError> {
+        (**self).get(id, key).await
+    }
+
+    async fn set(&self, id: &str, key: &str, value: Value) -> Result<(), StoreError> {
+        (**self).set(id, key, value).await
+    }
+
+    async fn remove(&self, id: &str, key: &str) -> Result<Option<Value>, StoreError> {
+        (**self).remove(id, key).await
+    }
+
+    async fn keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        (**self).keys(id).await
+    }
+
+    async fn update(
+        &self,
+        id: &str,
+        key: &str,
+        f: &(dyn Fn(Option<Value>) -> Update + Send + Sync),
+    ) -> Result<Option<Value>, StoreError> {
+        (**self).update(id, key, f).await
+    }
+
+    async fn len(&self) -> Result<usize, StoreError> {
+        (**self).len().await
+    }
+
+    async fn is_empty(&self) -> Result<bool, StoreError> {
+        (**self).is_empty().await
     }
 }
 

@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::{
     Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, Update, new_session_id,
 };
-use crate::dispatch::BoxFuture;
 use crate::error::BoxError;
 
 /// The default key prefix.
@@ -556,72 +555,72 @@ impl RedisStore {
 }
 
 impl SessionStore for RedisStore {
-    fn create<'a>(
-        &'a self,
-        owner: &'a Owner,
+    fn create(
+        &self,
+        owner: &Owner,
         info: SessionInfo,
-        limits: &'a SessionLimits,
-    ) -> BoxFuture<'a, Result<Created, StoreError>> {
-        Box::pin(self.create_impl(owner, info, limits))
+        limits: &SessionLimits,
+    ) -> impl Future<Output = Result<Created, StoreError>> + Send {
+        self.create_impl(owner, info, limits)
     }
 
-    fn open<'a>(
-        &'a self,
-        id: &'a str,
-        owner: &'a Owner,
-        limits: &'a SessionLimits,
-    ) -> BoxFuture<'a, Result<Option<SessionInfo>, StoreError>> {
-        Box::pin(self.open_impl(id, owner, limits))
+    fn open(
+        &self,
+        id: &str,
+        owner: &Owner,
+        limits: &SessionLimits,
+    ) -> impl Future<Output = Result<Option<SessionInfo>, StoreError>> + Send {
+        self.open_impl(id, owner, limits)
     }
 
-    fn delete<'a>(
-        &'a self,
-        id: &'a str,
-        owner: &'a Owner,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(self.delete_impl(id, owner))
+    fn delete(
+        &self,
+        id: &str,
+        owner: &Owner,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        self.delete_impl(id, owner)
     }
 
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
-        Box::pin(self.get_impl(id, key))
+    fn get(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send {
+        self.get_impl(id, key)
     }
 
-    fn set<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
+    fn set(
+        &self,
+        id: &str,
+        key: &str,
         value: Value,
-    ) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(self.set_impl(id, key, value))
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        self.set_impl(id, key, value)
     }
 
-    fn remove<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
-        Box::pin(self.remove_impl(id, key))
+    fn remove(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send {
+        self.remove_impl(id, key)
     }
 
-    fn keys<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
-        Box::pin(self.keys_impl(id))
+    fn keys(&self, id: &str) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send {
+        self.keys_impl(id)
     }
 
-    fn update<'a>(
-        &'a self,
-        id: &'a str,
-        key: &'a str,
-        f: &'a (dyn Fn(Option<Value>) -> Update + Send + Sync),
-    ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
-        Box::pin(self.update_impl(id, key, f))
+    fn update(
+        &self,
+        id: &str,
+        key: &str,
+        f: &(dyn Fn(Option<Value>) -> Update + Send + Sync),
+    ) -> impl Future<Output = Result<Option<Value>, StoreError>> + Send {
+        self.update_impl(id, key, f)
     }
 
-    fn len(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
-        Box::pin(self.len_impl())
+    fn len(&self) -> impl Future<Output = Result<usize, StoreError>> + Send {
+        self.len_impl()
     }
 }
 

@@ -48,10 +48,10 @@ impl Plain {
 }
 
 fn main() {
-    assert!(Weather.config().get_legacy_structured_output());
+    assert!(mcp::Server::new(Weather).build().unwrap().legacy_structured_output());
     assert_eq!(Weather.legacy_structured_output("forecast"), None);
     assert_eq!(Weather.legacy_structured_output("forecast_text"), Some(false));
-    assert!(!Plain.config().get_legacy_structured_output());
+    assert!(!mcp::Server::new(Plain).build().unwrap().legacy_structured_output());
     assert_eq!(Plain.legacy_structured_output("forecast"), Some(true));
     assert_eq!(Plain.legacy_structured_output("echo"), None);
     assert_eq!(Plain.legacy_structured_output("missing"), None);

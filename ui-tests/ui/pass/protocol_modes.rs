@@ -39,9 +39,9 @@ impl Legacy {
 }
 
 fn main() {
-    assert_eq!(Auto.config().get_protocol_mode(), ProtocolMode::Auto);
-    assert_eq!(Modern.config().get_protocol_mode(), ProtocolMode::Modern);
-    assert_eq!(Legacy.config().get_protocol_mode(), ProtocolMode::Legacy);
+    assert_eq!(mcp::Server::new(Auto).build().unwrap().protocol_mode(), ProtocolMode::Auto);
+    assert_eq!(mcp::Server::new(Modern).build().unwrap().protocol_mode(), ProtocolMode::Modern);
+    assert_eq!(mcp::Server::new(Legacy).build().unwrap().protocol_mode(), ProtocolMode::Legacy);
     assert_eq!(Modern.config().info().version, "2.0.0");
 
     assert_eq!(result(&Auto, "add", json!({"left": 2, "right": 3})).text_content(), "5");

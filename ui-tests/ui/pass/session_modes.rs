@@ -5,7 +5,7 @@
 mod support;
 
 use mcp::protocol::Era;
-use mcp::{ServiceHandler as _, SessionMode};
+use mcp::SessionMode;
 use serde_json::json;
 use support::*;
 
@@ -40,9 +40,9 @@ impl Stateless {
 }
 
 fn main() {
-    assert_eq!(Auto.config().get_session_mode(), SessionMode::Auto);
-    assert_eq!(Stateful.config().get_session_mode(), SessionMode::Stateful);
-    assert_eq!(Stateless.config().get_session_mode(), SessionMode::Stateless);
+    assert_eq!(mcp::Server::new(Auto).build().unwrap().session_mode(), SessionMode::Auto);
+    assert_eq!(mcp::Server::new(Stateful).build().unwrap().session_mode(), SessionMode::Stateful);
+    assert_eq!(mcp::Server::new(Stateless).build().unwrap().session_mode(), SessionMode::Stateless);
 
     assert_eq!(result(&Auto, "ping", json!({})).text_content(), "pong");
 

@@ -46,8 +46,6 @@ pub use protocol::{
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};
 pub use session::HttpSession;
-#[allow(deprecated)]
-pub use transport::StreamableHttpListener;
 pub use transport::{HttpServer, McpService};
 
 /// The `schemars` this crate builds schemas with: derive `JsonSchema` through it

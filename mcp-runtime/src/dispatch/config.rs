@@ -202,22 +202,10 @@ impl ServiceConfig {
         self
     }
 
-    /// The protocol mode ([`Server::protocol_mode`](crate::Server::protocol_mode) is the
-    /// public getter; `transport/` still calls this one).
-    pub(crate) fn get_protocol_mode(&self) -> ProtocolMode {
-        self.protocol_mode
-    }
-
     /// Sets the session mode of legacy requests.
     pub fn session_mode(mut self, mode: SessionMode) -> Self {
         self.session_mode = mode;
         self
-    }
-
-    /// The session mode ([`Server::session_mode`](crate::Server::session_mode) is the public
-    /// getter; `transport/` still calls this one).
-    pub(crate) fn get_session_mode(&self) -> SessionMode {
-        self.session_mode
     }
 
     /// Sets the cache hint of `server/discover`.
@@ -260,7 +248,7 @@ impl ServiceConfig {
     /// address (`"mcp.example.com"`, `"192.168.1.20"`, `"[::1]"`), which then matches with
     /// any port, or a `host:port` that matches only that port. Compared case-insensitively.
     ///
-    /// A service served by a [`StreamableHttpListener`](crate::StreamableHttpListener)
+    /// A service served by a [`HttpServer`](crate::HttpServer)
     /// bound to a loopback address accepts, by default, only `localhost` and loopback
     /// addresses with the bound port; the names listed here are accepted as well. On any
     /// other address no `Host` is checked unless names are listed here, and then only the
@@ -297,12 +285,6 @@ impl ServiceConfig {
     pub fn session_limits(mut self, limits: SessionLimits) -> Self {
         self.session_limits = limits;
         self
-    }
-
-    /// The limits of legacy sessions ([`Server::session_limits`](crate::Server::session_limits)
-    /// is the public getter; `transport/` still calls this one).
-    pub(crate) fn get_session_limits(&self) -> SessionLimits {
-        self.session_limits
     }
 
     /// Sets the request-state signing keys (each at least 32 bytes). The first signs and

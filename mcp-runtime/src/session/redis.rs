@@ -228,8 +228,11 @@ impl Scripts {
 /// let server = mcp::Server::new(service)
 ///     .session_store(Arc::new(store))
 ///     .build()?;
-/// let listener = mcp::StreamableHttpListener::bind("127.0.0.1:8080").await?;
-/// listener.serve("/mcp", server).await?;
+/// mcp::HttpServer::bind("127.0.0.1:8080")
+///     .await?
+///     .serve(mcp::transport::router("/mcp", server).into_make_service())
+///     .with_graceful_shutdown(mcp::transport::shutdown_signal())
+///     .await?;
 /// # Ok(())
 /// # }
 /// ```

@@ -168,7 +168,7 @@ where
 /// which refuses all others first), the methods its era serves, the MCP request headers,
 /// and the response headers a page needs to read.
 fn cors_policy(config: &ServiceConfig) -> CorsLayer {
-    let methods = if config.get_protocol_mode() == ProtocolMode::Modern {
+    let methods = if config.protocol_mode == ProtocolMode::Modern {
         vec![Method::POST]
     } else {
         vec![Method::GET, Method::POST, Method::DELETE]

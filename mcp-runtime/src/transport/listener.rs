@@ -30,7 +30,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt as _;
 
-use crate::dispatch::IntoServer;
 use crate::error::Error;
 
 /// Default time a client has to send a request's headers.
@@ -350,30 +349,6 @@ where
             make_service,
         } = self.serve;
         Box::pin(server.run(make_service, self.signal))
-    }
-}
-
-/// The listener's former name, kept while other modules' docs still use it.
-#[deprecated(
-    note = "use `mcp::HttpServer`: `HttpServer::bind(addr).await?.serve(mcp::transport::router(path, server).into_make_service()).with_graceful_shutdown(mcp::transport::shutdown_signal())`"
-)]
-#[derive(Debug)]
-pub struct StreamableHttpListener(HttpServer);
-
-#[allow(deprecated)]
-impl StreamableHttpListener {
-    /// Binds `addr`.
-    pub async fn bind(addr: impl ToSocketAddrs) -> Result<Self, Error> {
-        Ok(Self(HttpServer::bind(addr).await?))
-    }
-
-    /// Serves `service` at `path` until SIGINT or SIGTERM.
-    pub async fn serve(self, path: &str, service: impl IntoServer) -> Result<(), Error> {
-        let app = super::router(path, service.into_server()?);
-        self.0
-            .serve(app.into_make_service())
-            .with_graceful_shutdown(shutdown_signal())
-            .await
     }
 }
 

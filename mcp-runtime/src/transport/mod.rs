@@ -27,8 +27,6 @@ use serde_json::Value;
 
 pub use gate::BoundAddr;
 pub(crate) use gate::{ListedHost, is_host_pattern};
-#[allow(deprecated)]
-pub use listener::StreamableHttpListener;
 pub use listener::{HttpServer, Serve, WithGracefulShutdown, shutdown_signal};
 pub use service::{McpService, metadata_router, router};
 #[cfg(feature = "oauth")]
@@ -96,7 +94,7 @@ async fn endpoint(State(state): State<Endpoint>, mut request: Request<Body>) -> 
     request.extensions_mut().insert(closing);
     let server = state.server;
     let (parts, body) = request.into_parts();
-    let modern_only = server.config().get_protocol_mode() == ProtocolMode::Modern;
+    let modern_only = server.protocol_mode() == ProtocolMode::Modern;
     match parts.method {
         Method::POST => post(&server, parts, body).await,
         Method::GET if !modern_only => session::get(&server, &parts).await,
@@ -199,7 +197,7 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             return invalid_message(id);
         }
     };
-    let mode = server.config().get_protocol_mode();
+    let mode = server.protocol_mode();
     let (request, is_request) = match message {
         message @ Message::Response(_) => {
             if mode == ProtocolMode::Modern {
@@ -390,7 +388,7 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
             "Invalid Request: a batch may hold at most {MAX_BATCH} messages"
         ));
     }
-    if server.config().get_protocol_mode() == ProtocolMode::Modern {
+    if server.protocol_mode() == ProtocolMode::Modern {
         return bad("Invalid Request: batches are not supported by the 2026-07-28 protocol");
     }
     let mut messages = Vec::with_capacity(items.len());
@@ -405,7 +403,7 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
         Message::Notification(n) => crate::protocol::RequestEnvelope::has_claim(n.params.as_ref()),
         Message::Response(_) => false,
     });
-    if claims && server.config().get_protocol_mode() != ProtocolMode::Legacy {
+    if claims && server.protocol_mode() != ProtocolMode::Legacy {
         return bad("Invalid Request: batches are not supported by the 2026-07-28 protocol");
     }
     if messages.len() > 1 && messages.iter().any(|m| m.method() == Some("initialize")) {

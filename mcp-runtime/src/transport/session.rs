@@ -116,13 +116,13 @@ pub(crate) async fn resolve(
         Err(()) => return Err(not_found()),
     };
     let Some(id) = id else {
-        return match server.config().get_session_mode() {
+        return match server.session_mode() {
             SessionMode::Stateful => Err(header_required()),
             SessionMode::Auto | SessionMode::Stateless => Ok(None),
         };
     };
     let owner = owner_of(parts);
-    let limits = server.config().get_session_limits();
+    let limits = server.session_limits();
     match store.open(id, &owner, &limits).await {
         Ok(Some(info)) => Ok(server.session_handle(id).map(|h| (h, info))),
         Ok(None) => Err(not_found()),
@@ -171,7 +171,7 @@ pub(crate) async fn create(
     if names_nobody(parts) {
         // A token naming neither a subject nor a client cannot own a session.
         tracing::debug!("not creating a session for a token without subject or client");
-        return match server.config().get_session_mode() {
+        return match server.session_mode() {
             SessionMode::Stateful => Err(transport_error(
                 StatusCode::FORBIDDEN,
                 "Forbidden: a token that names neither a subject nor a client cannot own a session",
@@ -181,7 +181,7 @@ pub(crate) async fn create(
         };
     }
     let owner = owner_of(parts);
-    let limits = server.config().get_session_limits();
+    let limits = server.session_limits();
     match store.create(&owner, info, &limits).await {
         Ok(created) => {
             for evicted in &created.evicted {

@@ -458,17 +458,7 @@ async fn preflights_pass_authentication_and_refusals_carry_cors() {
 
 #[tokio::test]
 async fn the_public_metadata_document_is_not_host_checked() {
-    use mcp::auth::{AuthorizationServer, OAuthConfig};
-    let oauth = OAuthConfig::new("https://mcp.example.com/mcp").authorization_server(
-        AuthorizationServer::jwt(
-            "https://login.example.com",
-            "https://login.example.com/jwks",
-        ),
-    );
-    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
-        .oauth(oauth)
-        .build()
-        .unwrap();
+    let server = protected_server("https://mcp.example.com/mcp");
     let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(

@@ -91,17 +91,7 @@ async fn route_service_mounts_the_endpoint_at_any_path() {
 
 #[tokio::test]
 async fn the_metadata_router_stays_at_the_host_root() {
-    use mcp::auth::{AuthorizationServer, OAuthConfig};
-    let oauth = OAuthConfig::new("https://api.example.com/tools/mcp").authorization_server(
-        AuthorizationServer::jwt(
-            "https://login.example.com",
-            "https://login.example.com/jwks",
-        ),
-    );
-    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
-        .oauth(oauth)
-        .build()
-        .unwrap();
+    let server = protected_server("https://api.example.com/tools/mcp");
     let tools = Router::new().nest_service("/mcp", McpService::new(server.clone()));
     let app = Router::new()
         .nest("/tools", tools)

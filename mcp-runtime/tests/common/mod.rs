@@ -166,6 +166,21 @@ pub fn router_with(config: ServiceConfig, service: TestService) -> axum::Router 
     mcp::transport::router("/mcp", server)
 }
 
+/// A test service protected as the OAuth resource `resource`, its tokens JWTs of a (never
+/// contacted) authorization server.
+#[cfg(feature = "oauth")]
+pub fn protected_server(resource: &str) -> mcp::Server {
+    use mcp::auth::{AuthorizationServer, OAuthConfig};
+    let oauth = OAuthConfig::new(resource).authorization_server(AuthorizationServer::jwt(
+        "https://login.example.com",
+        "https://login.example.com/jwks",
+    ));
+    mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+        .oauth(oauth)
+        .build()
+        .unwrap()
+}
+
 pub fn router() -> axum::Router {
     router_with(
         ServiceConfig::new("test", "1.0.0").instructions("Test tools."),

@@ -111,8 +111,8 @@ fn initialize_request() -> Request<Body> {
 }
 
 fn http_server(n: usize) -> (mcp::Server, axum::Router) {
-    let server = mcp::Server::new(mcp_examples::shopping_cart::ShoppingCart)
-        .configure(|c| c.session_limits(limits(n)))
+    let server = mcp::Server::builder(mcp_examples::shopping_cart::ShoppingCart)
+        .session_limits(limits(n))
         .build()
         .expect("server");
     (server.clone(), mcp::transport::router("/mcp", server))

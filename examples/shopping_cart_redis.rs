@@ -15,8 +15,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("MCP_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let prefix = std::env::var("MCP_REDIS_PREFIX").unwrap_or_else(|_| "mcp-shopping-cart".into());
     let store = RedisStore::connect(&url).await?.with_prefix(prefix);
-    let server =
-        mcp::Server::new(mcp_examples::shopping_cart::ShoppingCart).session_store(Arc::new(store));
+    let server = mcp::Server::builder(mcp_examples::shopping_cart::ShoppingCart)
+        .session_store(Arc::new(store));
     mcp_examples::serve(server).await?;
     Ok(())
 }

@@ -116,7 +116,7 @@ impl Calendar {
     /// List your calendar events; connects your calendar first if needed.
     pub async fn list_events(
         &self,
-        #[header("X-User")] user: String,
+        #[http_header("X-User")] user: String,
         context: mcp::Context,
     ) -> Result<ToolOutput<Vec<String>>, mcp::ToolError> {
         if self.links().connected.contains(&user) {
@@ -179,7 +179,7 @@ async fn connect_page(
 /// has its own state), for a server at `addr`.
 pub fn app(calendar: Calendar, addr: SocketAddr) -> Result<axum::Router, mcp::Error> {
     calendar.set_base_url(format!("http://{addr}"));
-    let server = mcp::Server::new(calendar.clone()).build()?;
+    let server = mcp::Server::builder(calendar.clone()).build()?;
     Ok(axum::Router::new()
         .route("/connect", get(connect_page))
         .with_state(calendar)

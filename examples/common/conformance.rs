@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use mcp::protocol::{JsonObject, ResourceContents};
 use mcp::{
     AdvancedService, CallToolParams, CallToolResponse, CallToolResult, Content, ListToolsResult,
-    RequestContext, ServerError, ServiceConfig, Tool,
+    RequestContext, ServerError, Tool,
 };
 use serde_json::{Value, json};
 
@@ -234,23 +234,19 @@ fn elicitation_fixture(params: &CallToolParams) -> CallToolResponse {
     }
 }
 
-/// The conformance server's configuration.
-pub fn config() -> ServiceConfig {
-    ServiceConfig::new("mcp-conformance", env!("CARGO_PKG_VERSION"))
-        .instructions("Fixtures for the MCP conformance suite's server scenarios.")
-}
-
 /// The conformance server, ready to serve. Browser origins are refused; see
 /// [`server_at`] for the server that also accepts its own loopback origins.
 pub fn server() -> mcp::ServerBuilder {
-    mcp::Server::advanced(Conformance::new(), config())
+    mcp::Server::builder(Conformance::new())
+        .info("mcp-conformance", env!("CARGO_PKG_VERSION"))
+        .instructions("Fixtures for the MCP conformance suite's server scenarios.")
 }
 
 /// The conformance server bound at `addr`: it accepts requests from the loopback origins
 /// of that port ([`loopback_origins`]) and refuses every other browser origin, which is
 /// what the suite's `dns-rebinding-protection` scenario checks.
 pub fn server_at(addr: SocketAddr) -> mcp::ServerBuilder {
-    server().configure(|c| c.allowed_origins(loopback_origins(addr)))
+    server().allowed_origins(loopback_origins(addr))
 }
 
 /// `http://127.0.0.1:<port>`, `http://localhost:<port>` and `http://[::1]:<port>`: the

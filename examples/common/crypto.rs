@@ -5,8 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use mcp::{
     AdvancedService, CacheHint, CacheScope, CallToolParams, CallToolResponse, CallToolResult,
-    ListToolsResult, RequestContext, ServerError, ServiceConfig, SessionMode, Tool,
-    ToolAnnotations,
+    ListToolsResult, RequestContext, ServerError, SessionMode, Tool, ToolAnnotations,
 };
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256, Sha384, Sha512};
@@ -192,15 +191,11 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The crypto server's configuration: stateless legacy sessions, cacheable tool list.
-pub fn config() -> ServiceConfig {
-    ServiceConfig::new("crypto", env!("CARGO_PKG_VERSION"))
+/// The crypto server, ready to serve: stateless legacy sessions, cacheable tool list.
+pub fn server() -> mcp::ServerBuilder {
+    mcp::Server::builder(Crypto::new())
+        .info("crypto", env!("CARGO_PKG_VERSION"))
         .instructions("Hashing and base64 tools.")
         .session_mode(SessionMode::Stateless)
         .list_tools_cache(CacheHint::new(60_000, CacheScope::Public))
-}
-
-/// The crypto server, ready to serve.
-pub fn server() -> mcp::ServerBuilder {
-    mcp::Server::advanced(Crypto::new(), config())
 }

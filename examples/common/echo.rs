@@ -2,7 +2,7 @@
 
 use mcp::{
     AdvancedService, CallToolParams, CallToolResponse, CallToolResult, ListToolsResult,
-    RequestContext, ServerError, ServiceConfig, Tool,
+    RequestContext, ServerError, Tool,
 };
 use serde_json::json;
 
@@ -64,17 +64,13 @@ impl AdvancedService for Echo {
     }
 }
 
-/// The echo server's configuration.
-pub fn config() -> ServiceConfig {
-    ServiceConfig::new("echo", env!("CARGO_PKG_VERSION"))
+/// The echo server, ready to serve.
+pub fn server() -> mcp::ServerBuilder {
+    mcp::Server::builder(Echo)
+        .info("echo", env!("CARGO_PKG_VERSION"))
         .instructions("Echoes text back.")
         // The tool list never changes: clients (and the server's own tool lookup) may reuse it.
         .list_tools_cache(mcp::CacheHint::new(60_000, mcp::CacheScope::Public))
-}
-
-/// The echo server, ready to serve.
-pub fn server() -> mcp::ServerBuilder {
-    mcp::Server::advanced(Echo, config())
 }
 
 /// A JSON value known to be an object, as a map.

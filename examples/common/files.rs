@@ -63,5 +63,5 @@ pub fn oauth_config(resource: &str, issuer: &str, jwks_url: &str) -> OAuthConfig
 
 /// The files server for `resource`.
 pub fn server(resource: &str, issuer: &str, jwks_url: &str) -> mcp::ServerBuilder {
-    mcp::Server::new(Files).oauth(oauth_config(resource, issuer, jwks_url))
+    mcp::Server::builder(Files).oauth(oauth_config(resource, issuer, jwks_url))
 }

@@ -223,15 +223,13 @@ async fn the_ts_client_in_chromium_talks_to_both_eras_across_origins() {
     );
     let (page, mut reports) = page_server(script).await;
 
-    let allow_page = |builder: mcp::ServerBuilder| {
-        let page = page.clone();
-        builder.configure(move |c| c.allowed_origins([page]))
-    };
-    let weather =
-        TestServer::start(|_| allow_page(mcp::Server::new(mcp_examples::weather::WeatherService)))
-            .await;
+    let allow_page = |builder: mcp::ServerBuilder| builder.allowed_origins([page.clone()]);
+    let weather = TestServer::start(|_| {
+        allow_page(mcp::Server::builder(mcp_examples::weather::WeatherService))
+    })
+    .await;
     let foreign =
-        TestServer::start(|_| mcp::Server::new(mcp_examples::weather::WeatherService)).await;
+        TestServer::start(|_| mcp::Server::builder(mcp_examples::weather::WeatherService)).await;
     let authz = LocalAuthServer::start().await;
     let key = SigningKey::rsa("rsa-1", RSA1_PEM);
     authz.publish(&key);

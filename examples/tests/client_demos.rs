@@ -20,7 +20,7 @@ fn report(carts: &[ShopperCart]) -> String {
 }
 
 async fn parallel_sessions(shoppers: usize) {
-    let server = TestServer::start(|_| mcp::Server::new(ShoppingCart)).await;
+    let server = TestServer::start(|_| mcp::Server::builder(ShoppingCart)).await;
     let carts = tokio::time::timeout(
         std::time::Duration::from_secs(60),
         cart_demo::parallel_carts(&server.url, shoppers),

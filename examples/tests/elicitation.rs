@@ -8,7 +8,7 @@ use axum::body::Body;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
 use mcp::testing::TestClient;
-use mcp::{InputRequired, ServiceConfig, ToolOutput};
+use mcp::{InputRequired, ToolOutput};
 use mcp_examples::calendar_connect::{self, Calendar};
 use mcp_examples::table_booking::Restaurant;
 use serde_json::{Value, json};
@@ -25,7 +25,7 @@ fn with_caps(mut params: Value, caps: Value) -> Value {
 
 #[tokio::test]
 async fn a_form_generated_from_a_struct() {
-    let c = TestClient::new(mcp::Server::new(Restaurant::default()).build().unwrap());
+    let c = TestClient::new(mcp::Server::builder(Restaurant::default()).build().unwrap());
     let first = c
         .modern(
             "tools/call",
@@ -95,7 +95,7 @@ async fn a_form_generated_from_a_struct() {
 
 #[tokio::test]
 async fn a_mode_the_client_did_not_declare_is_32021() {
-    let c = TestClient::new(mcp::Server::new(Restaurant::default()).build().unwrap());
+    let c = TestClient::new(mcp::Server::builder(Restaurant::default()).build().unwrap());
     // No elicitation capability at all.
     let r = c.modern("tools/call", json!({"name": "book_table"})).await;
     assert_eq!((r.status.as_u16(), r.error_code()), (400, Some(-32021)));
@@ -119,8 +119,8 @@ async fn a_mode_the_client_did_not_declare_is_32021() {
 
 #[tokio::test]
 async fn legacy_requests_without_a_session_get_a_json_rpc_error() {
-    let server = mcp::Server::new(Restaurant::default())
-        .configure(|c| c.session_mode(mcp::SessionMode::Stateless))
+    let server = mcp::Server::builder(Restaurant::default())
+        .session_mode(mcp::SessionMode::Stateless)
         .build()
         .unwrap();
     let c = TestClient::new(server);
@@ -148,7 +148,7 @@ async fn get_page(app: &axum::Router, url: &str, user: Option<&str>) -> (StatusC
 }
 
 async fn mcp_call(app: &axum::Router, user: &str, params: Value) -> Value {
-    let c = TestClient::new(mcp::Server::new(Calendar::default()).build().unwrap());
+    let c = TestClient::new(mcp::Server::builder(Calendar::default()).build().unwrap());
     let mut request = c.modern_request("tools/call", with_caps(params, caps_form_and_url()));
     request
         .headers_mut()
@@ -261,11 +261,11 @@ impl Steps {
 }
 
 fn steps(keys: &[&[u8; 32]], ttl: Duration) -> TestClient {
-    let config = |c: ServiceConfig| {
+    let config = |c: mcp::ServerBuilder| {
         c.request_state_keys(keys.iter().copied())
             .request_state_ttl(ttl)
     };
-    TestClient::new(mcp::Server::new(Steps).configure(config).build().unwrap())
+    TestClient::new(config(mcp::Server::builder(Steps)).build().unwrap())
 }
 
 async fn round(
@@ -349,7 +349,7 @@ async fn request_states_are_signed_and_bound() {
     let retired = steps(&[K2], Duration::from_secs(600));
     assert_invalid_state(&round(&retired, "count", "a", Some(&s1)).await);
     // A server with its own random key refuses states of another.
-    let stranger = TestClient::new(mcp::Server::new(Steps).build().unwrap());
+    let stranger = TestClient::new(mcp::Server::builder(Steps).build().unwrap());
     assert_invalid_state(&round(&stranger, "count", "a", Some(&s1)).await);
 }
 
@@ -369,12 +369,12 @@ async fn request_states_expire() {
 
 #[test]
 fn invalid_keys_and_ttl_fail_attach() {
-    let short = mcp::Server::new(Steps)
-        .configure(|c| c.request_state_keys([b"short".to_vec()]))
+    let short = mcp::Server::builder(Steps)
+        .request_state_keys([b"short".to_vec()])
         .build();
     assert!(short.unwrap_err().to_string().contains("at least 32 bytes"));
-    let zero = mcp::Server::new(Steps)
-        .configure(|c| c.request_state_ttl(Duration::ZERO))
+    let zero = mcp::Server::builder(Steps)
+        .request_state_ttl(Duration::ZERO)
         .build();
     assert!(zero.unwrap_err().to_string().contains("ttl"));
 }

@@ -173,11 +173,10 @@ async fn serve(builder: mcp::ServerBuilder) -> SocketAddr {
 /// [`Target`] as most themes serve it: auto era, auto sessions, one allowed Origin, a known
 /// request-state key, and a 1 s body read timeout.
 fn target() -> mcp::ServerBuilder {
-    mcp::Server::new(Target).configure(|c| {
-        c.allowed_origins([ORIGIN])
-            .request_state_keys([STATE_KEY])
-            .body_read_timeout(Duration::from_secs(1))
-    })
+    mcp::Server::builder(Target)
+        .allowed_origins([ORIGIN])
+        .request_state_keys([STATE_KEY])
+        .body_read_timeout(Duration::from_secs(1))
 }
 
 /// Which eras a server speaks, for the well-behaved client.
@@ -1230,7 +1229,7 @@ async fn body_limits() {
     const LIMIT: usize = 4 << 20;
     const TEN_MB: usize = 10_000_000;
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let big = mcp::Server::new(Target).configure(|c| c.max_body_bytes(16 << 20));
+    let big = mcp::Server::builder(Target).max_body_bytes(16 << 20);
     let big = Srv::new(serve(big).await, Eras::Both);
     let (m, b) = (&main, &big);
     let echo = |text: &str| legacy_tool("echo", json!({"text": text}));
@@ -1380,9 +1379,9 @@ async fn body_limits() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batches() {
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let modern_only = target().configure(|c| c.protocol_mode(ProtocolMode::Modern));
+    let modern_only = target().protocol_mode(ProtocolMode::Modern);
     let modern_only = Srv::new(serve(modern_only).await, Eras::Modern);
-    let legacy_only = target().configure(|c| c.protocol_mode(ProtocolMode::Legacy));
+    let legacy_only = target().protocol_mode(ProtocolMode::Legacy);
     let legacy_only = Srv::new(serve(legacy_only).await, Eras::Legacy);
     let (m, mo, lo) = (&main, &modern_only, &legacy_only);
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
@@ -1467,9 +1466,9 @@ async fn batches() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn methods_and_params() {
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let modern_only = target().configure(|c| c.protocol_mode(ProtocolMode::Modern));
+    let modern_only = target().protocol_mode(ProtocolMode::Modern);
     let modern_only = Srv::new(serve(modern_only).await, Eras::Modern);
-    let legacy_only = target().configure(|c| c.protocol_mode(ProtocolMode::Legacy));
+    let legacy_only = target().protocol_mode(ProtocolMode::Legacy);
     let legacy_only = Srv::new(serve(legacy_only).await, Eras::Legacy);
     let (m, mo, lo) = (&main, &modern_only, &legacy_only);
     let call = |params: Value| modern("tools/call", params);
@@ -1794,7 +1793,7 @@ async fn methods_and_params() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn headers() {
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let legacy_only = target().configure(|c| c.protocol_mode(ProtocolMode::Legacy));
+    let legacy_only = target().protocol_mode(ProtocolMode::Legacy);
     let legacy_only = Srv::new(serve(legacy_only).await, Eras::Legacy);
     let (m, lo) = (&main, &legacy_only);
     let list = || modern("tools/list", json!({}));
@@ -2147,12 +2146,9 @@ async fn headers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn host_and_cors() {
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let listed = target().configure(|c| c.allowed_hosts(["mcp.example.com", "gateway.local:8443"]));
+    let listed = target().allowed_hosts(["mcp.example.com", "gateway.local:8443"]);
     let listed = Srv::new(serve(listed).await, Eras::Both);
-    let open = Srv::new(
-        serve(target().configure(|c| c.host_validation(false))).await,
-        Eras::Both,
-    );
+    let open = Srv::new(serve(target().host_validation(false)).await, Eras::Both);
     let users = [("ada", "lovelace")];
     let guarded = Srv {
         auth: Some(basic("ada", "lovelace")),
@@ -2461,20 +2457,20 @@ async fn legacy_sessions() {
     // Anonymous callers and identified ones (Basic) share one store, through two endpoints.
     let store = DynSessionStore::new(MemoryStore::new());
     let users = [("alice", "wonderland"), ("bob", "builder")];
-    let open = mcp::Server::new(Target)
+    let open = mcp::Server::builder(Target)
         .session_store(store.clone())
-        .configure(|c| c.session_limits(limits));
+        .session_limits(limits);
     let open = serve(open).await;
-    let guarded = mcp::Server::new(Target)
+    let guarded = mcp::Server::builder(Target)
         .session_store(store)
         .listener_auth([ListenerAuth::basic(users)])
-        .configure(|c| c.session_limits(limits));
+        .session_limits(limits);
     let guarded = serve(guarded).await;
-    let strict = mcp::Server::new(Target).configure(|c| c.session_mode(SessionMode::Stateful));
+    let strict = mcp::Server::builder(Target).session_mode(SessionMode::Stateful);
     let strict = serve(strict).await;
     let idle_timeout = Duration::from_millis(300);
-    let expiring = mcp::Server::new(Target)
-        .configure(|c| c.session_limits(limits.with_idle_timeout(idle_timeout)));
+    let expiring =
+        mcp::Server::builder(Target).session_limits(limits.with_idle_timeout(idle_timeout));
     let expiring = serve(expiring).await;
     let (alice, bob) = (basic("alice", "wonderland"), basic("bob", "builder"));
     let expired = open_session(expiring, None).await;
@@ -2634,12 +2630,11 @@ async fn legacy_sessions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_state() {
     let main = serve(target()).await;
-    let stranger = mcp::Server::new(Target).configure(|c| c.request_state_keys([OTHER_KEY]));
+    let stranger = mcp::Server::builder(Target).request_state_keys([OTHER_KEY]);
     let stranger = serve(stranger).await;
-    let short = mcp::Server::new(Target).configure(|c| {
-        c.request_state_keys([STATE_KEY])
-            .request_state_ttl(Duration::from_secs(1))
-    });
+    let short = mcp::Server::builder(Target)
+        .request_state_keys([STATE_KEY])
+        .request_state_ttl(Duration::from_secs(1));
     let short = serve(short).await;
     let http = http_client();
     let state_of = |addr: SocketAddr| {
@@ -2763,9 +2758,9 @@ async fn oauth_tokens() {
     authz.publish(&rsa);
     authz.publish(&SigningKey::ec("ec-1", EC1_PEM));
     let config = mcp_examples::files::oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url);
-    let vault = mcp::Server::new(Vault)
+    let vault = mcp::Server::builder(Vault)
         .oauth(config)
-        .configure(|c| c.allowed_origins([ORIGIN]));
+        .allowed_origins([ORIGIN]);
     let vault = serve(vault).await;
     let token = |claims: Value| {
         let mut base =
@@ -3027,11 +3022,11 @@ async fn identity_binding() {
         .with_max_per_owner(1)
         .with_max_anonymous(8);
     let vault = |store: Option<DynSessionStore>, mode: SessionMode| {
-        let mut b = mcp::Server::new(Vault).oauth(oauth()).configure(|c| {
-            c.session_limits(limits)
-                .session_mode(mode)
-                .request_state_keys([STATE_KEY])
-        });
+        let mut b = mcp::Server::builder(Vault)
+            .oauth(oauth())
+            .session_limits(limits)
+            .session_mode(mode)
+            .request_state_keys([STATE_KEY]);
         if let Some(store) = store {
             b = b.session_store(store);
         }
@@ -3040,13 +3035,11 @@ async fn identity_binding() {
     let users = [("alice", "wonderland"), ("bob", "builder")];
     let guarded = |mode: SessionMode| {
         let jwt = ListenerAuth::jwt(RSA1_PUBLIC_PEM, Some(LISTENER_ISSUER), None).expect("a key");
-        mcp::Server::new(Target)
+        mcp::Server::builder(Target)
             .listener_auth([ListenerAuth::basic(users), jwt])
-            .configure(|c| {
-                c.session_limits(limits)
-                    .session_mode(mode)
-                    .request_state_keys([STATE_KEY])
-            })
+            .session_limits(limits)
+            .session_mode(mode)
+            .request_state_keys([STATE_KEY])
     };
     let memory_vault = serve(vault(None, SessionMode::Auto)).await;
     let stores = vec![("memory", memory_vault)];

@@ -481,7 +481,7 @@ fn weather_steps() -> Value {
 }
 
 async fn weather(peer: Peer) {
-    let server = AppServer::service(mcp::Server::new(WeatherService)).await;
+    let server = AppServer::service(mcp::Server::builder(WeatherService)).await;
     let events = run_client(&server.url, peer, &weather_steps()).await;
     let wire = server.wire_report();
     let exchanges = server.exchanges();
@@ -720,7 +720,7 @@ fn assert_one_session(exchanges: &[&Exchange], peer: Peer, wire: &str) -> String
 }
 
 async fn shopping_cart(peer: Peer) {
-    let server = AppServer::service(mcp::Server::new(ShoppingCart)).await;
+    let server = AppServer::service(mcp::Server::builder(ShoppingCart)).await;
     let events = run_client(&server.url, peer, &cart_steps("apple", "pear")).await;
     let wire = server.wire_report();
     let exchanges = server.exchanges();
@@ -759,7 +759,7 @@ async fn shopping_cart_with_v2_client_auto_falls_back_to_legacy() {
 /// every cart holds its own client's items only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shopping_cart_sessions_of_parallel_peers_stay_apart() {
-    let server = AppServer::service(mcp::Server::new(ShoppingCart)).await;
+    let server = AppServer::service(mcp::Server::builder(ShoppingCart)).await;
     let runs = [
         (Peer::Legacy, "apple", "pear"),
         (Peer::V1, "plum", "fig"),
@@ -886,7 +886,7 @@ fn booking_steps() -> Value {
 }
 
 async fn table_booking(peer: Peer) {
-    let server = AppServer::service(mcp::Server::new(Restaurant::default())).await;
+    let server = AppServer::service(mcp::Server::builder(Restaurant::default())).await;
     let events = run_client(&server.url, peer, &booking_steps()).await;
     let wire = server.wire_report();
     let exchanges = server.exchanges();

@@ -105,7 +105,7 @@ fn steps() -> Value {
 /// What a modern client gets: the tool definitions and the results of [`steps`], in order
 /// (`_meta` and `resultType` left out).
 async fn modern_shapes() -> (Vec<Value>, Vec<Value>) {
-    let client = TestClient::new(mcp::Server::new(Forecasts).build().expect("valid"));
+    let client = TestClient::new(mcp::Server::builder(Forecasts).build().expect("valid"));
     let tools = client.modern("tools/list", json!({})).await.result()["tools"]
         .as_array()
         .expect("tools")
@@ -228,7 +228,7 @@ async fn assert_shapes(events: &Events, era: &str, version: &str) {
 }
 
 async fn typescript(peer: Peer, era: &str, version: &str) {
-    let server = TestServer::start(|_| mcp::Server::new(Forecasts)).await;
+    let server = TestServer::start(|_| mcp::Server::builder(Forecasts)).await;
     let script = Script::new();
     let events = run_peer(&server.url, peer, &script.0).await;
     server.stop().await;
@@ -258,9 +258,9 @@ async fn typescript_v2_client_on_the_modern_era_gets_the_same_shapes() {
 
 async fn python(mode: &str, legacy_only: bool, era: &str, version: &str) {
     let server = TestServer::start(|_| {
-        let server = mcp::Server::new(Forecasts);
+        let server = mcp::Server::builder(Forecasts);
         if legacy_only {
-            server.configure(|c| c.protocol_mode(ProtocolMode::Legacy))
+            server.protocol_mode(ProtocolMode::Legacy)
         } else {
             server
         }

@@ -31,9 +31,9 @@ async fn env_with(tweak: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Env {
     authz.publish(&rsa);
     authz.publish(&ec);
     let config = tweak(oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url));
-    let server = mcp::Server::new(Files)
+    let server = mcp::Server::builder(Files)
         .oauth(config)
-        .configure(|c| c.allowed_origins(["https://app.example.com"]))
+        .allowed_origins(["https://app.example.com"])
         .build()
         .expect("valid configuration");
     Env {
@@ -370,9 +370,9 @@ async fn sessions_belong_to_issuer_client_and_subject() {
     let config = oauth_config(RESOURCE, &e.authz.issuer, &e.authz.jwks_url).authorization_server(
         AuthorizationServer::introspection(&idp.issuer, &idp.introspection_url),
     );
-    let server = mcp::Server::new(Files).oauth(config).build().unwrap();
+    let server = mcp::Server::builder(Files).oauth(config).build().unwrap();
     let store = server.session_store().cloned().unwrap();
-    let server2 = mcp::Server::new(Files)
+    let server2 = mcp::Server::builder(Files)
         .oauth(
             oauth_config(RESOURCE, &e.authz.issuer, &e.authz.jwks_url).authorization_server(
                 AuthorizationServer::introspection(&idp.issuer, &idp.introspection_url),
@@ -425,7 +425,7 @@ async fn introspection_active_inactive_and_unreachable() {
         )
         .required_scopes(["files:read"])
         .scope_hierarchy("files:write", ["files:read"]);
-    let c = TestClient::new(mcp::Server::new(Files).oauth(config).build().unwrap());
+    let c = TestClient::new(mcp::Server::builder(Files).oauth(config).build().unwrap());
     let call = |token: &'static str| {
         let c = &c;
         async move {
@@ -456,7 +456,7 @@ async fn introspection_active_inactive_and_unreachable() {
             format!("http://{dead}/introspect"),
         ))
         .http_timeout(Duration::from_secs(2));
-    let c = TestClient::new(mcp::Server::new(Files).oauth(config).build().unwrap());
+    let c = TestClient::new(mcp::Server::builder(Files).oauth(config).build().unwrap());
     let r = c
         .modern_with_headers(
             "tools/list",
@@ -519,7 +519,7 @@ async fn root_resource_metadata_and_real_sockets() {
     let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/");
-    let server = mcp::Server::new(Files)
+    let server = mcp::Server::builder(Files)
         .oauth(oauth_config(&resource, &authz.issuer, &authz.jwks_url))
         .build()
         .unwrap();
@@ -575,7 +575,7 @@ async fn root_resource_metadata_and_real_sockets() {
 #[test]
 fn invalid_configurations_fail_when_attached() {
     let err = |c: OAuthConfig| {
-        mcp::Server::new(Files)
+        mcp::Server::builder(Files)
             .oauth(c)
             .build()
             .expect_err("refused")
@@ -615,7 +615,7 @@ async fn basic_listener_auth_has_no_challenge_and_owns_sessions() {
             base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"))
         )
     };
-    let server = mcp::Server::new(mcp_examples::calculator::Calculator)
+    let server = mcp::Server::builder(mcp_examples::calculator::Calculator)
         .listener_auth([
             ListenerAuth::basic([("alice", "wonderland"), ("bob", "builder")]),
             ListenerAuth::jwt(RSA1_PUBLIC_PEM, Some("https://issuer.example"), None).unwrap(),
@@ -705,7 +705,7 @@ async fn request_state_is_bound_to_the_caller() {
     let authz = LocalAuthServer::start().await;
     let rsa = SigningKey::rsa("rsa-1", RSA1_PEM);
     authz.publish(&rsa);
-    let server = mcp::Server::new(Wizard)
+    let server = mcp::Server::builder(Wizard)
         .oauth(oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url))
         .build()
         .expect("valid configuration");

@@ -8,14 +8,18 @@ use serde_json::{Value, json};
 
 fn weather() -> TestClient {
     TestClient::new(
-        mcp::Server::new(WeatherService)
+        mcp::Server::builder(WeatherService)
             .build()
             .expect("valid service"),
     )
 }
 
 fn calculator() -> TestClient {
-    TestClient::new(mcp::Server::new(Calculator).build().expect("valid service"))
+    TestClient::new(
+        mcp::Server::builder(Calculator)
+            .build()
+            .expect("valid service"),
+    )
 }
 
 fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
@@ -323,7 +327,7 @@ async fn calculator_scalars_and_policies() {
 
 #[test]
 fn constant_session_limits_and_state_ttl_come_from_the_attribute() {
-    let server = mcp::Server::new(mcp_examples::shopping_cart::ShoppingCart)
+    let server = mcp::Server::builder(mcp_examples::shopping_cart::ShoppingCart)
         .build()
         .unwrap();
     let limits = server.session_limits();

@@ -15,7 +15,7 @@ pub enum Code {
     /// A tool parameter has an unsupported type (the macro raises it for a borrow it cannot
     /// lend; the trait bound `ToolArgument` for the rest).
     Mcp202,
-    /// Invalid `#[header]` parameter.
+    /// Invalid `#[http_header]` parameter.
     Mcp208,
     /// An advanced service lacks `on_list_tools` or `on_call_tool`.
     Mcp210,

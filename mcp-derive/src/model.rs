@@ -171,7 +171,7 @@ pub struct ParamDef {
     pub description: Option<String>,
     /// `#[argument(header = "...")]`.
     pub header_arg: Option<LitStr>,
-    /// `#[header("...")]`.
+    /// `#[http_header("...")]`.
     pub http_header: Option<LitStr>,
 }
 

@@ -4,8 +4,8 @@
 pub const TOOL: &str = "tool";
 /// `#[argument(...)]` on a parameter.
 pub const ARGUMENT: &str = "argument";
-/// `#[header("X-Name")]` on a parameter.
-pub const HEADER: &str = "header";
+/// `#[http_header("X-Name")]` on a parameter (a raw HTTP request header).
+pub const HTTP_HEADER: &str = "http_header";
 /// `legacy_structured_output = ...` on the service and on a tool.
 pub const LEGACY_STRUCTURED_OUTPUT: &str = "legacy_structured_output";
 /// The crate path segment attributes may be written under (`#[mcp::tool]`).

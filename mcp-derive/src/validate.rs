@@ -299,7 +299,7 @@ mod tests {
     fn each_problem_is_reported_once_at_its_token() {
         let src = r##"impl S {
     pub fn a(&self, #[argument(header = "Region")] r: String, #[argument(header = "REGION")] s: String) {}
-    pub fn b(&self, #[argument(header = "bad name")] r: String, #[header("X Y")] h: String) {}
+    pub fn b(&self, #[argument(header = "bad name")] r: String, #[http_header("X Y")] h: String) {}
     #[tool(structured_output = false, output_schema = r#"{"type":"string"}"#)]
     pub fn c(&self) {}
     #[tool(schema = r#"{"type":"object"}"#)]

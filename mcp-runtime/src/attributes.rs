@@ -6,11 +6,11 @@
 //! | `#[mcp::service(...)]` | an inherent `impl` block | [`service`] |
 //! | `#[tool(...)]` | a method of a service | [`tool`] |
 //! | `#[argument(...)]` | a parameter of a tool | [`argument`] |
-//! | `#[header("X-Name")]` | a parameter of a tool or advanced method | [`header`] |
+//! | `#[http_header("X-Name")]` | a parameter of a tool or advanced method | [`http_header`] |
 //! | `#[derive(mcp::Form)]`, `#[form(...)]` | a struct or fieldless enum, its fields and variants | [`form`] |
 //!
-//! `#[tool]`, `#[argument]` and `#[header]` are read and removed by `#[mcp::service]`; they
-//! may also be written `#[mcp::tool]`, `#[mcp::argument]` and `#[mcp::header]`. Keys are
+//! `#[tool]`, `#[argument]` and `#[http_header]` are read and removed by `#[mcp::service]`; they
+//! may also be written `#[mcp::tool]`, `#[mcp::argument]` and `#[mcp::http_header]`. Keys are
 //! checked when your crate compiles: an unknown key, a value of the wrong type or a rule
 //! broken is an error at the offending tokens, with a code when the rule has one (see
 //! [`diagnostics`](crate::diagnostics)).
@@ -29,8 +29,8 @@ pub mod tool {}
 #[doc = include_str!("../../docs/attributes/argument.md")]
 pub mod argument {}
 
-#[doc = include_str!("../../docs/attributes/header.md")]
-pub mod header {}
+#[doc = include_str!("../../docs/attributes/http_header.md")]
+pub mod http_header {}
 
 #[doc = include_str!("../../docs/attributes/form.md")]
 pub mod form {}

@@ -27,7 +27,7 @@
 //! | [`MCP_204`] | A required `mcp::HttpSession` parameter in a stateless service | trait bound |
 //! | [`MCP_206`] | Request metadata is not optional | trait bound |
 //! | [`MCP_207`] | Duplicate parameter | trait bound |
-//! | [`MCP_208`] | Invalid `#[header]` parameter | syntactic (name) and trait bound ([`HeaderParam`](crate::HeaderParam), type) |
+//! | [`MCP_208`] | Invalid `#[http_header]` parameter | syntactic (name) and trait bound ([`HeaderParam`](crate::HeaderParam), type) |
 //! | [`MCP_210`] | An advanced service lacks `on_list_tools` or `on_call_tool` | syntactic |
 //! | [`MCP_211`] | Invalid parameters of an advanced service method | trait bound; syntactic for a missing `mcp::CallToolParams` |
 //! | [`MCP_212`] | Invalid return type of an advanced service method | trait bound |

@@ -13,7 +13,7 @@ mod error;
 pub mod protocol;
 pub mod schema;
 pub mod session;
-pub mod state;
+mod state;
 #[cfg(feature = "test-util")]
 pub mod testing;
 pub mod transport;
@@ -22,8 +22,8 @@ pub mod transport;
 pub use dispatch::__form_field;
 pub use dispatch::{
     AdvancedService, AuthContext, BoxFuture, CacheHint, CacheHints, Context, IntoServer,
-    ProtocolMode, Reply, RequestContext, RequestMeta, Server, ServerBuilder, ServiceConfig,
-    ServiceHandler, ServiceKind, SessionMode, ToolError,
+    IntoService, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
+    ToolError,
 };
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
@@ -36,7 +36,7 @@ pub use error::{BoxError, Error, InsufficientScopeError, ResultExt, ServerError}
 pub use mcp_derive::Form;
 /// Turns an inherent `impl` block into an MCP service: every `pub` method taking `&self` is a
 /// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`], on parameters
-/// [`attributes::argument`] and [`attributes::header`]; the compile-time rules:
+/// [`attributes::argument`] and [`attributes::http_header`]; the compile-time rules:
 /// [`diagnostics`].
 pub use mcp_derive::service;
 pub use protocol::{
@@ -57,3 +57,8 @@ pub use serde_json;
 
 #[doc(hidden)]
 pub mod __private;
+
+/// The repository README's code, compiled as doc tests so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}

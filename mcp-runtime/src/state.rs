@@ -127,11 +127,6 @@ impl Signer {
         Ok(Self { keys: macs, ttl })
     }
 
-    /// The lifetime of a state.
-    pub fn ttl(&self) -> Duration {
-        self.ttl
-    }
-
     /// Seals `state` for `binding`, expiring `ttl` from now.
     pub fn seal(&self, state: &str, binding: &Binding<'_>) -> String {
         self.seal_at(state, binding, now())

@@ -11,7 +11,7 @@
 //! use mcp::testing::TestClient;
 //! use serde_json::json;
 //!
-//! let server = mcp::Server::new(Svc).build().unwrap();
+//! let server = mcp::Server::builder(Svc).build().unwrap();
 //! let client = TestClient::new(server);
 //! let reply = client.modern("tools/call", json!({"name": "greet"})).await;
 //! assert_eq!(reply.status, 200);

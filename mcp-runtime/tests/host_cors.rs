@@ -11,15 +11,13 @@ use axum::body::Body;
 use common::*;
 use http::{Request, StatusCode};
 use mcp::transport::BoundAddr;
-use mcp::{ProtocolMode, ServiceConfig};
+use mcp::{ProtocolMode, ServerBuilder};
 use serde_json::{Value, json};
 
 /// Serves `config` with a [`mcp::HttpServer`] bound to `bind` until the test
 /// ends; the address to connect to (loopback, with the bound port).
-async fn serve(bind: &str, config: ServiceConfig) -> SocketAddr {
-    let server = mcp::Server::advanced(TestService::default(), config)
-        .build()
-        .unwrap();
+async fn serve(bind: &str, config: ServerBuilder) -> SocketAddr {
+    let server = config.build().unwrap();
     let listener = mcp::HttpServer::bind(bind).await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(
@@ -77,7 +75,7 @@ fn assert_status((status, head, body): (u16, String, String), expected: u16) {
 
 #[tokio::test]
 async fn a_loopback_listener_accepts_only_local_names_with_its_port() {
-    let addr = serve("127.0.0.1:0", ServiceConfig::new("t", "1")).await;
+    let addr = serve("127.0.0.1:0", test_builder("t", "1")).await;
     let port = addr.port();
     for host in [
         format!("127.0.0.1:{port}"),
@@ -140,8 +138,7 @@ async fn a_loopback_listener_accepts_only_local_names_with_its_port() {
 
 #[tokio::test]
 async fn listed_hosts_add_to_the_default_and_the_check_can_be_turned_off() {
-    let config =
-        ServiceConfig::new("t", "1").allowed_hosts(["mcp.example.com", "proxy.local:8443"]);
+    let config = test_builder("t", "1").allowed_hosts(["mcp.example.com", "proxy.local:8443"]);
     let addr = serve("127.0.0.1:0", config).await;
     let port = addr.port();
     for host in [
@@ -157,22 +154,18 @@ async fn listed_hosts_add_to_the_default_and_the_check_can_be_turned_off() {
         "Invalid Host: proxy.local:8444",
     );
     // Behind a proxy that checks Host itself.
-    let addr = serve(
-        "127.0.0.1:0",
-        ServiceConfig::new("t", "1").host_validation(false),
-    )
-    .await;
+    let addr = serve("127.0.0.1:0", test_builder("t", "1").host_validation(false)).await;
     assert_status(raw_exchange(addr, &modern(Some("evil.example"))).await, 200);
     assert_status(raw_exchange(addr, &modern(None)).await, 200);
 }
 
 #[tokio::test]
 async fn other_binds_check_only_listed_hosts() {
-    let addr = serve("0.0.0.0:0", ServiceConfig::new("t", "1")).await;
+    let addr = serve("0.0.0.0:0", test_builder("t", "1")).await;
     assert_status(raw_exchange(addr, &modern(Some("evil.example"))).await, 200);
     let addr = serve(
         "0.0.0.0:0",
-        ServiceConfig::new("t", "1").allowed_hosts(["mcp.example.com"]),
+        test_builder("t", "1").allowed_hosts(["mcp.example.com"]),
     )
     .await;
     assert_status(
@@ -223,7 +216,8 @@ async fn a_router_served_elsewhere_checks_hosts_once_it_knows_its_address() {
 #[tokio::test]
 async fn virtual_hosts_on_a_loopback_listener_pass_their_listed_names() {
     let build = || {
-        let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+        let server = mcp::Server::builder(TestService::default())
+            .info("t", "1")
             .build()
             .unwrap();
         mcp::transport::router("/mcp", server)
@@ -260,19 +254,17 @@ fn allowed_hosts_are_checked_when_the_service_is_built() {
         "a:99999",
         "",
     ] {
-        let built = mcp::Server::advanced(
-            TestService::default(),
-            ServiceConfig::new("t", "1").allowed_hosts([bad]),
-        )
-        .build();
+        let built = mcp::Server::builder(TestService::default())
+            .info("t", "1")
+            .allowed_hosts([bad])
+            .build();
         let message = built.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("allowed host"), "{bad:?}: {message}");
     }
-    let star = mcp::Server::advanced(
-        TestService::default(),
-        ServiceConfig::new("t", "1").allowed_hosts(["*"]),
-    )
-    .build();
+    let star = mcp::Server::builder(TestService::default())
+        .info("t", "1")
+        .allowed_hosts(["*"])
+        .build();
     let message = star.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(message.contains("host_validation(false)"), "{message}");
 }
@@ -310,10 +302,7 @@ fn list(value: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn preflights_from_allowed_origins_are_answered_for_every_method() {
-    let app = router_with(
-        ServiceConfig::new("t", "1").allowed_origins([PAGE]),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").allowed_origins([PAGE]));
     for method in ["POST", "GET", "DELETE"] {
         let r = send(&app, preflight(PAGE, method)).await;
         assert_eq!(r.status, StatusCode::OK, "{method}: {}", r.raw);
@@ -350,10 +339,9 @@ async fn preflights_from_allowed_origins_are_answered_for_every_method() {
     assert!(r.headers.get("access-control-allow-origin").is_none());
     // A modern-only service allows only POST.
     let app = router_with(
-        ServiceConfig::new("t", "1")
+        test_builder("t", "1")
             .allowed_origins([PAGE])
             .protocol_mode(ProtocolMode::Modern),
-        TestService::default(),
     );
     let r = send(&app, preflight(PAGE, "POST")).await;
     assert_eq!(list(header(&r, "access-control-allow-methods")), ["post"]);
@@ -361,10 +349,7 @@ async fn preflights_from_allowed_origins_are_answered_for_every_method() {
 
 #[tokio::test]
 async fn responses_to_allowed_origins_expose_the_mcp_headers() {
-    let app = router_with(
-        ServiceConfig::new("t", "1").allowed_origins([PAGE]),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").allowed_origins([PAGE]));
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
     let mut request = legacy_request(&init);
@@ -395,19 +380,15 @@ async fn responses_to_allowed_origins_expose_the_mcp_headers() {
 #[tokio::test]
 async fn credentials_and_wildcards() {
     // `*` without credentials answers `*`.
-    let app = router_with(
-        ServiceConfig::new("t", "1").allowed_origins(["*"]),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").allowed_origins(["*"]));
     let r = send(&app, preflight("https://any.example", "POST")).await;
     assert_eq!(header(&r, "access-control-allow-origin"), "*");
     assert!(r.headers.get("access-control-allow-credentials").is_none());
     // With credentials the origin is echoed: browsers refuse `*` with credentials.
     let app = router_with(
-        ServiceConfig::new("t", "1")
+        test_builder("t", "1")
             .allowed_origins(["*"])
             .allow_credentials(true),
-        TestService::default(),
     );
     let r = send(&app, preflight("https://any.example", "DELETE")).await;
     assert_eq!(
@@ -416,10 +397,9 @@ async fn credentials_and_wildcards() {
     );
     assert_eq!(header(&r, "access-control-allow-credentials"), "true");
     let app = router_with(
-        ServiceConfig::new("t", "1")
+        test_builder("t", "1")
             .allowed_origins([PAGE])
             .allow_credentials(true),
-        TestService::default(),
     );
     let mut request = modern_request(&modern_body(json!(1), "tools/list", Value::Null));
     request
@@ -433,13 +413,12 @@ async fn credentials_and_wildcards() {
 
 #[tokio::test]
 async fn preflights_pass_authentication_and_refusals_carry_cors() {
-    let server = mcp::Server::advanced(
-        TestService::default(),
-        ServiceConfig::new("t", "1").allowed_origins([PAGE]),
-    )
-    .listener_auth([mcp::auth::ListenerAuth::basic([("alice", "secret")])])
-    .build()
-    .unwrap();
+    let server = mcp::Server::builder(TestService::default())
+        .info("t", "1")
+        .allowed_origins([PAGE])
+        .listener_auth([mcp::auth::ListenerAuth::basic([("alice", "secret")])])
+        .build()
+        .unwrap();
     let app = mcp::transport::router("/mcp", server);
     // The preflight carries no credentials, so it is answered before authentication.
     let r = send(&app, preflight(PAGE, "POST")).await;

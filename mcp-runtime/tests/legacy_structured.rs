@@ -7,7 +7,7 @@
 use axum::body::Body;
 use http::Request;
 use mcp::testing::{PATH, TestClient, TestResponse};
-use mcp::{ServiceConfig, ToolError};
+use mcp::{ServerBuilder, ToolError};
 use serde_json::{Value, json};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -174,7 +174,7 @@ async fn assert_legacy(c: &TestClient, tool_name: &str, structured: bool) {
 
 #[tokio::test]
 async fn default_keeps_the_1x_shape_and_a_tool_can_opt_in() {
-    let c = client(mcp::Server::new(Plain));
+    let c = client(mcp::Server::builder(Plain));
     assert_legacy(&c, "forecast", false).await;
     assert_legacy(&c, "forecast_on", true).await;
     let modern = modern_call(&c, "forecast_on").await;
@@ -187,9 +187,9 @@ async fn default_keeps_the_1x_shape_and_a_tool_can_opt_in() {
 
 #[tokio::test]
 async fn service_switch_sends_object_roots_to_2025_06_18_and_later() {
-    let c = client(mcp::Server::new(On));
+    let c = client(mcp::Server::builder(On));
     assert!(
-        mcp::Server::new(On)
+        mcp::Server::builder(On)
             .build()
             .unwrap()
             .legacy_structured_output()
@@ -205,7 +205,7 @@ async fn service_switch_sends_object_roots_to_2025_06_18_and_later() {
 
 #[tokio::test]
 async fn tool_errors_carry_no_structured_content_on_either_era() {
-    let c = client(mcp::Server::new(On));
+    let c = client(mcp::Server::builder(On));
     let error =
         json!({"content": [{"type": "text", "text": "no forecast for Oslo"}], "isError": true});
     assert_eq!(modern_call(&c, "fail").await, error);
@@ -226,7 +226,7 @@ async fn tool_errors_carry_no_structured_content_on_either_era() {
 
 #[tokio::test]
 async fn stateless_requests_without_a_version_header_are_2025_03_26() {
-    let c = client(mcp::Server::new(On));
+    let c = client(mcp::Server::builder(On));
     let listed = tools(&c.send(legacy_request(&list_body(), None, None)).await);
     assert!(tool(&listed, "forecast").get("outputSchema").is_none());
     let r = c
@@ -250,7 +250,7 @@ async fn session(c: &TestClient, version: &str) -> String {
 
 #[tokio::test]
 async fn sessions_use_the_negotiated_version() {
-    let c = client(mcp::Server::new(On));
+    let c = client(mcp::Server::builder(On));
     for (version, structured) in VERSIONS {
         let id = session(&c, version).await;
         // No header: the session's negotiated version decides.
@@ -274,23 +274,23 @@ async fn sessions_use_the_negotiated_version() {
 
 #[tokio::test]
 async fn runtime_configuration_turns_it_on_and_tools_still_win() {
-    let on = |c: ServiceConfig| c.legacy_structured_output(true);
-    let c = client(mcp::Server::new(Plain).configure(on));
+    let on = |c: ServerBuilder| c.legacy_structured_output(true);
+    let c = client(on(mcp::Server::builder(Plain)));
     assert_legacy(&c, "forecast", true).await;
-    let c = client(mcp::Server::new(On).configure(on));
+    let c = client(on(mcp::Server::builder(On)));
     assert_legacy(&c, "forecast_off", false).await;
     // And off at run time: only the tool that opts in keeps it.
-    let off = |c: ServiceConfig| c.legacy_structured_output(false);
-    let c = client(mcp::Server::new(On).configure(off));
+    let off = |c: ServerBuilder| c.legacy_structured_output(false);
+    let c = client(off(mcp::Server::builder(On)));
     assert_legacy(&c, "forecast", false).await;
-    let c = client(mcp::Server::new(Plain).configure(off));
+    let c = client(off(mcp::Server::builder(Plain)));
     assert_legacy(&c, "forecast_on", true).await;
 }
 
 #[tokio::test]
 async fn modern_era_is_unchanged_by_the_switch() {
-    let default = client(mcp::Server::new(Plain));
-    let on = client(mcp::Server::new(Plain).configure(|c| c.legacy_structured_output(true)));
+    let default = client(mcp::Server::builder(Plain));
+    let on = client(mcp::Server::builder(Plain).legacy_structured_output(true));
     assert_eq!(modern_tools(&default).await, modern_tools(&on).await);
     assert_eq!(
         modern_call(&default, "forecast").await,
@@ -320,13 +320,10 @@ impl mcp::AdvancedService for Advanced {
 
 #[test]
 fn advanced_services_refuse_the_switch() {
-    let config = ServiceConfig::new("adv", "1.0.0");
-    assert!(
-        mcp::Server::advanced(Advanced, config.clone())
-            .build()
-            .is_ok()
-    );
-    let err = mcp::Server::advanced(Advanced, config.legacy_structured_output(true))
+    let config = || mcp::Server::builder(Advanced).info("adv", "1.0.0");
+    assert!(config().build().is_ok());
+    let err = config()
+        .legacy_structured_output(true)
         .build()
         .expect_err("the switch is for basic services");
     assert!(matches!(err, mcp::Error::Config(_)), "{err:?}");

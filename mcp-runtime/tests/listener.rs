@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::{TestService, modern_body};
-use mcp::{HttpServer, ServiceConfig};
+use mcp::HttpServer;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -25,7 +25,8 @@ struct Running {
 async fn start(configure: impl FnOnce(HttpServer) -> HttpServer) -> Running {
     let listener = configure(HttpServer::bind("127.0.0.1:0").await.unwrap());
     let addr = listener.local_addr().unwrap();
-    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+    let server = mcp::Server::builder(TestService::default())
+        .info("t", "1")
         .build()
         .unwrap();
     let (stop, stopped) = oneshot::channel::<()>();

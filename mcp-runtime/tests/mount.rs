@@ -15,7 +15,7 @@ use common::*;
 use http::{HeaderName, HeaderValue, Request, StatusCode};
 use http_body_util::BodyExt as _;
 use mcp::transport::CancellationToken;
-use mcp::{HttpServer, McpService, ServiceConfig, SessionMode};
+use mcp::{HttpServer, McpService, SessionMode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -25,10 +25,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
 fn stateful_server() -> mcp::Server {
-    let config = ServiceConfig::new("t", "1").session_mode(SessionMode::Stateful);
-    mcp::Server::advanced(TestService::default(), config)
-        .build()
-        .unwrap()
+    let config = test_builder("t", "1").session_mode(SessionMode::Stateful);
+    config.build().unwrap()
 }
 
 fn x_app() -> SetResponseHeaderLayer<HeaderValue> {
@@ -40,7 +38,8 @@ fn x_app() -> SetResponseHeaderLayer<HeaderValue> {
 
 #[tokio::test]
 async fn nested_next_to_a_user_route_with_state_under_a_tower_http_layer() {
-    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+    let server = mcp::Server::builder(TestService::default())
+        .info("t", "1")
         .build()
         .unwrap();
     let app: Router = Router::new()
@@ -78,7 +77,8 @@ async fn nested_next_to_a_user_route_with_state_under_a_tower_http_layer() {
 
 #[tokio::test]
 async fn route_service_mounts_the_endpoint_at_any_path() {
-    let server = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+    let server = mcp::Server::builder(TestService::default())
+        .info("t", "1")
         .build()
         .unwrap();
     let app = Router::new().route_service("/v2/tools", McpService::new(server));
@@ -122,7 +122,8 @@ async fn the_metadata_router_stays_at_the_host_root() {
     .await;
     assert_ne!(r.status, StatusCode::OK);
     // A service without OAuth has no metadata route.
-    let plain = mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+    let plain = mcp::Server::builder(TestService::default())
+        .info("t", "1")
         .build()
         .unwrap();
     let r = send(

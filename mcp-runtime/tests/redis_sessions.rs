@@ -336,8 +336,9 @@ fn child_server() {
             .with_idle_timeout(Duration::from_millis(config["idle_ms"].as_u64().unwrap()))
             .with_max_per_owner(100)
             .with_max_anonymous(config["max_anonymous"].as_u64().unwrap() as usize);
-        let server = mcp::Server::new(Cart)
-            .configure(|c| c.session_mode(SessionMode::Stateful).session_limits(limits))
+        let server = mcp::Server::builder(Cart)
+            .session_mode(SessionMode::Stateful)
+            .session_limits(limits)
             .session_store(Arc::new(store))
             .build()
             .unwrap();

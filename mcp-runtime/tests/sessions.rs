@@ -9,7 +9,7 @@ use http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
 use mcp::session::SessionLimits;
 use mcp::testing::{PATH, TestClient, TestResponse};
-use mcp::{HttpSession, ServiceConfig, SessionMode};
+use mcp::{HttpSession, SessionMode};
 use serde_json::{Value, json};
 
 struct Cart;
@@ -66,9 +66,9 @@ impl Cart {
 }
 
 fn server(mode: SessionMode, limits: SessionLimits) -> mcp::Server {
-    let config = |c: ServiceConfig| c.session_mode(mode).session_limits(limits);
-    mcp::Server::new(Cart)
-        .configure(config)
+    mcp::Server::builder(Cart)
+        .session_mode(mode)
+        .session_limits(limits)
         .build()
         .expect("valid")
 }
@@ -412,8 +412,8 @@ async fn idle_sessions_expire() {
 #[test]
 fn invalid_limits_fail_attach() {
     let limits = SessionLimits::default().with_max_per_owner(0);
-    let err = mcp::Server::new(Cart)
-        .configure(|c| c.session_limits(limits))
+    let err = mcp::Server::builder(Cart)
+        .session_limits(limits)
         .build()
         .unwrap_err();
     assert!(
@@ -523,8 +523,9 @@ async fn get_stream_delivers_notifications_and_replays_after_last_event_id() {
 
 #[tokio::test]
 async fn the_server_caps_open_streams() {
-    let server = mcp::Server::new(Cart)
-        .configure(|c| c.session_mode(SessionMode::Stateful).max_streams(1))
+    let server = mcp::Server::builder(Cart)
+        .session_mode(SessionMode::Stateful)
+        .max_streams(1)
         .build()
         .unwrap();
     let client = TestClient::new(server.clone());

@@ -95,7 +95,7 @@ fn flood_call(count: u32) -> serde_json::Value {
 async fn a_stream_that_is_never_read_does_not_grow_server_memory() {
     let listener = HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let server = mcp::Server::new(Flood).build().unwrap();
+    let server = mcp::Server::builder(Flood).build().unwrap();
     tokio::spawn(
         listener
             .serve(mcp::transport::router("/mcp", server).into_make_service())

@@ -79,7 +79,7 @@ async fn call_both(tool: &str, arguments: Value) -> (Value, Value, String) {
         .finish();
     // The test runtime is single-threaded: the whole call runs under this subscriber.
     let _guard = tracing::subscriber::set_default(subscriber);
-    let client = TestClient::new(mcp::Server::new(Vault).build().expect("valid"));
+    let client = TestClient::new(mcp::Server::builder(Vault).build().expect("valid"));
     let params = json!({"name": tool, "arguments": arguments});
     let modern = client.modern("tools/call", params.clone()).await;
     let legacy = client.legacy("tools/call", params).await;

@@ -7,7 +7,7 @@ mod common;
 use axum::body::Body;
 use common::*;
 use http::{Request, StatusCode};
-use mcp::{CacheHint, CacheScope, ProtocolMode, ServiceConfig, SessionMode};
+use mcp::{CacheHint, CacheScope, ProtocolMode, SessionMode};
 use serde_json::{Value, json};
 
 fn with_header(mut r: Request<Body>, name: &'static str, value: &str) -> Request<Body> {
@@ -24,10 +24,10 @@ fn without_header(mut r: Request<Body>, name: &'static str) -> Request<Body> {
 
 #[tokio::test]
 async fn discover_returns_identity_in_meta_and_cache_hints() {
-    let config = ServiceConfig::new("test", "1.0.0")
+    let config = test_builder("test", "1.0.0")
         .instructions("Test tools.")
         .discover_cache(CacheHint::new(300_000, CacheScope::Public));
-    let app = router_with(config, TestService::default());
+    let app = router_with(config);
     let r = send(
         &app,
         modern_request(&modern_body(
@@ -103,15 +103,15 @@ async fn modern_list_carries_hints_result_type_and_server_info() {
 
 #[tokio::test]
 async fn handler_cache_hint_wins_and_negative_is_sent_as_zero() {
-    let config =
-        ServiceConfig::new("t", "1").list_tools_cache(CacheHint::new(1000, CacheScope::Public));
-    let app = router_with(
-        config.clone(),
-        TestService {
-            list_ttl: Some(5),
-            ..TestService::default()
-        },
-    );
+    let config = |service| {
+        mcp::Server::builder(service)
+            .info("t", "1")
+            .list_tools_cache(CacheHint::new(1000, CacheScope::Public))
+    };
+    let app = router_with(config(TestService {
+        list_ttl: Some(5),
+        ..TestService::default()
+    }));
     let r = send(
         &app,
         modern_request(&modern_body(json!(0), "tools/list", Value::Null)),
@@ -119,13 +119,10 @@ async fn handler_cache_hint_wins_and_negative_is_sent_as_zero() {
     .await;
     assert_eq!(r.result()["ttlMs"], 5);
     assert_eq!(r.result()["cacheScope"], "public");
-    let app = router_with(
-        config,
-        TestService {
-            list_ttl: Some(-7),
-            ..TestService::default()
-        },
-    );
+    let app = router_with(config(TestService {
+        list_ttl: Some(-7),
+        ..TestService::default()
+    }));
     let r = send(
         &app,
         modern_request(&modern_body(json!(0), "tools/list", Value::Null)),
@@ -136,25 +133,13 @@ async fn handler_cache_hint_wins_and_negative_is_sent_as_zero() {
 
 #[test]
 fn negative_configured_hint_fails_attach() {
-    let config =
-        ServiceConfig::new("t", "1").list_tools_cache(CacheHint::new(-1, CacheScope::Private));
-    let err = mcp::Server::advanced(TestService::default(), config)
-        .build()
-        .unwrap_err();
+    let config = test_builder("t", "1").list_tools_cache(CacheHint::new(-1, CacheScope::Private));
+    let err = config.build().unwrap_err();
     assert!(err.to_string().contains("negative ttl_ms"), "{err}");
-    let config =
-        ServiceConfig::new("t", "1").discover_cache(CacheHint::new(-5, CacheScope::Public));
-    assert!(
-        mcp::Server::advanced(TestService::default(), config)
-            .build()
-            .is_err()
-    );
-    let config = ServiceConfig::new("t", "1").allowed_origins(["example.com"]);
-    assert!(
-        mcp::Server::advanced(TestService::default(), config)
-            .build()
-            .is_err()
-    );
+    let config = test_builder("t", "1").discover_cache(CacheHint::new(-5, CacheScope::Public));
+    assert!(config.build().is_err());
+    let config = test_builder("t", "1").allowed_origins(["example.com"]);
+    assert!(config.build().is_err());
 }
 
 #[tokio::test]
@@ -610,10 +595,10 @@ async fn bad_params_are_32602() {
 
 #[tokio::test]
 async fn legacy_initialize_negotiates_versions() {
-    let config = ServiceConfig::new("test", "1.0.0")
+    let config = test_builder("test", "1.0.0")
         .instructions("Test tools.")
         .session_mode(SessionMode::Stateless);
-    let app = router_with(config, TestService::default());
+    let app = router_with(config);
     for (asked, answered) in [
         ("2025-11-25", "2025-11-25"),
         ("2025-06-18", "2025-06-18"),
@@ -708,10 +693,7 @@ async fn legacy_requires_accept_of_json_and_sse() {
 
 #[tokio::test]
 async fn legacy_header_with_unsupported_version_is_32000() {
-    let app = router_with(
-        ServiceConfig::new("t", "1").protocol_mode(ProtocolMode::Legacy),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").protocol_mode(ProtocolMode::Legacy));
     let body = modern_body(
         json!("server-discover-probe-1"),
         "server/discover",
@@ -785,10 +767,7 @@ async fn legacy_batches() {
 
 #[tokio::test]
 async fn modern_only_mode_rejects_legacy_traffic() {
-    let app = router_with(
-        ServiceConfig::new("t", "1").protocol_mode(ProtocolMode::Modern),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").protocol_mode(ProtocolMode::Modern));
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
     let r = send(&app, legacy_request(&init)).await;
     r.assert_error(400, -32022, json!(0));
@@ -845,10 +824,7 @@ async fn modern_only_mode_rejects_legacy_traffic() {
 
 #[tokio::test]
 async fn stateless_auto_mode_serves_both_eras_and_answers_get_delete_405() {
-    let app = router_with(
-        ServiceConfig::new("t", "1").session_mode(SessionMode::Stateless),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").session_mode(SessionMode::Stateless));
     send(
         &app,
         modern_request(&modern_body(json!(1), "tools/list", Value::Null)),
@@ -893,8 +869,8 @@ async fn modern_notifications_are_accepted() {
 
 #[tokio::test]
 async fn origin_validation_runs_first_on_both_eras() {
-    let config = ServiceConfig::new("t", "1").allowed_origins(["https://app.example.com"]);
-    let app = router_with(config, TestService::default());
+    let config = test_builder("t", "1").allowed_origins(["https://app.example.com"]);
+    let app = router_with(config);
     let modern = modern_body(json!(1), "tools/list", Value::Null);
     let legacy = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
     for build in [modern_request(&modern), legacy_request(&legacy)] {
@@ -920,10 +896,7 @@ async fn origin_validation_runs_first_on_both_eras() {
         .unwrap();
     send(&app, req).await.assert_error(403, -32000, Value::Null);
     // Wildcard.
-    let app = router_with(
-        ServiceConfig::new("t", "1").allowed_origins(["*"]),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").allowed_origins(["*"]));
     send(
         &app,
         with_header(modern_request(&modern), "origin", "https://any.example"),
@@ -1014,10 +987,7 @@ async fn parse_errors_and_invalid_messages() {
 
 #[tokio::test]
 async fn bodies_over_the_limit_are_413() {
-    let app = router_with(
-        ServiceConfig::new("t", "1").max_body_bytes(1024),
-        TestService::default(),
-    );
+    let app = router_with(test_builder("t", "1").max_body_bytes(1024));
     let big = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x".repeat(2000)}}});
     let r = send(&app, legacy_request(&big)).await;
     r.assert_error(413, -32000, Value::Null);
@@ -1083,7 +1053,7 @@ async fn advanced_tool_lookup_reuses_the_list_while_its_hint_is_fresh() {
     // No hint: every modern call reads the pages (three here, the tool is on the last).
     let service = TestService::default();
     let calls = service.list_calls.clone();
-    let app = router_with(ServiceConfig::new("t", "1"), service);
+    let app = router_with(mcp::Server::builder(service).info("t", "1"));
     let call = modern_body(
         json!(1),
         "tools/call",
@@ -1104,7 +1074,7 @@ async fn advanced_tool_lookup_reuses_the_list_while_its_hint_is_fresh() {
         ..TestService::default()
     };
     let calls = service.list_calls.clone();
-    let app = router_with(ServiceConfig::new("t", "1"), service);
+    let app = router_with(mcp::Server::builder(service).info("t", "1"));
     for _ in 0..3 {
         send(
             &app,
@@ -1156,8 +1126,8 @@ async fn advanced_handlers_get_their_plain_state_and_answers_back() {
     // Legacy calls carry no continuation: the handler sees neither state nor answers.
     let legacy = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "resume", "requestState": "round-1", "inputResponses": answers}});
-    let config = ServiceConfig::new("t", "1").session_mode(SessionMode::Stateless);
-    let stateless = router_with(config, TestService::default());
+    let config = test_builder("t", "1").session_mode(SessionMode::Stateless);
+    let stateless = router_with(config);
     send(&stateless, legacy_request(&legacy))
         .await
         .assert_error(200, -32603, json!(3));
@@ -1165,9 +1135,8 @@ async fn advanced_handlers_get_their_plain_state_and_answers_back() {
 
 #[tokio::test]
 async fn a_body_that_never_arrives_times_out_with_408() {
-    let config =
-        ServiceConfig::new("t", "1").body_read_timeout(std::time::Duration::from_millis(100));
-    let app = router_with(config, TestService::default());
+    let config = test_builder("t", "1").body_read_timeout(std::time::Duration::from_millis(100));
+    let app = router_with(config);
     let stalled = futures_util::stream::pending::<Result<bytes::Bytes, std::io::Error>>();
     let req = Request::post("/mcp")
         .header("content-type", "application/json")
@@ -1184,10 +1153,6 @@ async fn a_body_that_never_arrives_times_out_with_408() {
     )
     .await
     .result();
-    let zero = ServiceConfig::new("t", "1").body_read_timeout(std::time::Duration::ZERO);
-    assert!(
-        mcp::Server::advanced(TestService::default(), zero)
-            .build()
-            .is_err()
-    );
+    let zero = test_builder("t", "1").body_read_timeout(std::time::Duration::ZERO);
+    assert!(zero.build().is_err());
 }

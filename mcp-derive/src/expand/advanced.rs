@@ -1,4 +1,4 @@
-//! The `ServiceHandler` of an advanced service: binds the parameters of `on_list_tools` and
+//! The `IntoService` and `ServiceHandler` implementations of an advanced service: binds the parameters of `on_list_tools` and
 //! `on_call_tool` by type and maps their results.
 
 use proc_macro2::TokenStream;
@@ -24,13 +24,15 @@ pub fn handler(svc: &ServiceDef, adv: &AdvancedDef) -> TokenStream {
     quote! {
         #(#kind_fns)*
 
-        impl #k::ServiceHandler for #self_ty {
-            fn config(&self) -> #k::ServiceConfig {
+        impl #k::IntoService for #self_ty {
+            fn into_builder(self) -> #k::ServerBuilder {
                 #config
             }
+        }
 
-            fn kind(&self) -> #k::ServiceKind {
-                #k::ServiceKind::Advanced
+        impl #k::__private::ServiceHandler for #self_ty {
+            fn kind(&self) -> #k::__private::ServiceKind {
+                #k::__private::ServiceKind::Advanced
             }
 
             fn list_tools<'__mcp_a>(
@@ -82,7 +84,7 @@ fn kind_fn_name(tag: &str, param: usize) -> syn::Ident {
     format_ident!("__mcp_{}_kind_{}", tag, param)
 }
 
-/// One function per parameter (except `#[header]` values) returning its kind as an opaque
+/// One function per parameter (except `#[http_header]` values) returning its kind as an opaque
 /// `ListBind`/`CallBind`, so a parameter the method cannot take is reported once (MCP_211),
 /// on its type.
 fn kind_fns<'a>(

@@ -1,4 +1,4 @@
-//! The `ServiceHandler` of a basic service: the tool table (built once) and the dispatch of
+//! The `IntoService` and `ServiceHandler` implementations of a basic service: the tool table (built once) and the dispatch of
 //! `tools/call` to the methods.
 
 use proc_macro2::{Span, TokenStream};
@@ -60,13 +60,15 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
 
         #(#kind_fns)*
 
-        impl #k::ServiceHandler for #self_ty {
-            fn config(&self) -> #k::ServiceConfig {
+        impl #k::IntoService for #self_ty {
+            fn into_builder(self) -> #k::ServerBuilder {
                 #config
             }
+        }
 
-            fn kind(&self) -> #k::ServiceKind {
-                #k::ServiceKind::Basic
+        impl #k::__private::ServiceHandler for #self_ty {
+            fn kind(&self) -> #k::__private::ServiceKind {
+                #k::__private::ServiceKind::Basic
             }
 
             fn static_tools(&self) -> ::core::option::Option<&[#k::Tool]> {

@@ -83,7 +83,7 @@ fn check_fn<'a>(
 fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream {
     let k = &svc.krate;
     let mut body = TokenStream::new();
-    // One probe per parameter that is not a `#[header]` value; every rule on it is a call
+    // One probe per parameter that is not a `#[http_header]` value; every rule on it is a call
     // whose argument is spanned over the parameter's type, so rustc reports it there.
     let probed: Vec<_> = params
         .iter()

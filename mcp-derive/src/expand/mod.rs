@@ -100,7 +100,7 @@ fn with_warnings(svc: &ServiceDef, item: &ItemImpl) -> ItemImpl {
 }
 
 /// On errors: the user's impl, the errors, and a stub handler so the type keeps
-/// implementing `ServiceHandler` and no follow-on errors bury the real ones. The type checks
+/// implementing `IntoService` and `ServiceHandler` and no follow-on errors bury the real ones. The type checks
 /// are emitted too (unless the impl is generic), so the compiler reports the type rules'
 /// errors in the same compile as the macro's.
 pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStream {
@@ -125,9 +125,11 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
         #shared
         const _: () = {
             #checks
-            impl #k::ServiceHandler for #self_ty {
-                fn config(&self) -> #k::ServiceConfig { #config }
-                fn kind(&self) -> #k::ServiceKind { #k::ServiceKind::Basic }
+            impl #k::IntoService for #self_ty {
+                fn into_builder(self) -> #k::ServerBuilder { #config }
+            }
+            impl #k::__private::ServiceHandler for #self_ty {
+                fn kind(&self) -> #k::__private::ServiceKind { #k::__private::ServiceKind::Basic }
                 fn list_tools<'__mcp_a>(&'__mcp_a self, _: ::core::option::Option<::std::string::String>, _: &'__mcp_a #k::RequestContext)
                     -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::ListToolsResult, #k::ServerError>> {
                     ::core::unreachable!()
@@ -141,7 +143,7 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
     }
 }
 
-/// `ServiceConfig` from the attribute.
+/// The server builder with the attribute's settings (`self` is the service).
 pub fn config(svc: &ServiceDef) -> TokenStream {
     let k = &svc.krate;
     let name = svc
@@ -163,7 +165,8 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
         SessionMode::Stateless => quote!(Stateless),
     };
     let mut chain = quote! {
-        #k::ServiceConfig::new(#name, #version)
+        #k::__private::builder(self)
+            .info(#name, #version)
             .protocol_mode(#k::ProtocolMode::#protocol)
             .session_mode(#k::SessionMode::#session)
     };
@@ -306,7 +309,7 @@ pub fn kind_fn(
     }
 }
 
-/// `let <param>: <Type> = ...;` for each parameter of a tool or advanced method: `#[header]`
+/// `let <param>: <Type> = ...;` for each parameter of a tool or advanced method: `#[http_header]`
 /// values come from the request headers (MCP_208 on the type), everything else is bound
 /// through its kind function (`kind_fn(j)`) and `bind` (`Kind::bind`, `bind_list`, ...).
 pub fn bind_params<'a>(

@@ -25,7 +25,7 @@ use crate::model::{
     ProtocolMode, ServiceDef, SessionMode, ToolDef,
 };
 use crate::symbol::{
-    ARGUMENT, HEADER, LEGACY_STRUCTURED_OUTPUT, ON_CALL_TOOL, ON_LIST_TOOLS, TOOL,
+    ARGUMENT, HTTP_HEADER, LEGACY_STRUCTURED_OUTPUT, ON_CALL_TOOL, ON_LIST_TOOLS, TOOL,
 };
 use attrs::{ArgumentAttr, ServiceArgs, ToolAttr};
 
@@ -500,7 +500,7 @@ fn return_type_of(cx: &Ctxt, output: &ReturnType) -> Option<Type> {
     }
 }
 
-/// Reads the parameters after `&self`, stripping `#[argument]` and `#[header]`.
+/// Reads the parameters after `&self`, stripping `#[argument]` and `#[http_header]`.
 fn params(
     cx: &Ctxt,
     method: &mut ImplItemFn,
@@ -511,7 +511,7 @@ fn params(
     for input in method.sig.inputs.iter_mut() {
         let FnArg::Typed(pt) = input else { continue };
         let argument_attrs = attrs::take(&mut pt.attrs, ARGUMENT);
-        let header_attrs = attrs::take(&mut pt.attrs, HEADER);
+        let header_attrs = attrs::take(&mut pt.attrs, HTTP_HEADER);
         let ident = match &*pt.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
             other => {
@@ -550,7 +550,7 @@ fn params(
                         Code::Mcp208,
                         l.span(),
                         format!(
-                            "invalid `#[header]` name {:?}: not an HTTP header name",
+                            "invalid `#[http_header]` name {:?}: not an HTTP header name",
                             l.value()
                         ),
                     ));
@@ -560,20 +560,20 @@ fn params(
                     cx.push(error(
                         Code::Mcp208,
                         e.span(),
-                        "`#[header]` takes the header name: `#[header(\"X-Name\")]`",
+                        "`#[http_header]` takes the header name: `#[http_header(\"X-Name\")]`",
                     ));
                     None
                 }
             },
             [_, second, ..] => {
-                cx.push(plain(second.span(), "duplicate `#[header]` attribute"));
+                cx.push(plain(second.span(), "duplicate `#[http_header]` attribute"));
                 None
             }
         };
         if let (Some(h), Some(_)) = (&http_header, &argument.header) {
             cx.push(plain(
                 h.span(),
-                "a parameter is either a `#[header]` value or a tool argument, not both",
+                "a parameter is either a `#[http_header]` value or a tool argument, not both",
             ));
         }
         let description = argument
@@ -611,7 +611,7 @@ fn strip_param_attrs(cx: &Ctxt, method: &mut ImplItemFn, report: bool) {
         if let FnArg::Typed(pt) = input {
             for a in attrs::take(&mut pt.attrs, ARGUMENT)
                 .iter()
-                .chain(&attrs::take(&mut pt.attrs, HEADER))
+                .chain(&attrs::take(&mut pt.attrs, HTTP_HEADER))
             {
                 if report {
                     cx.push(plain(

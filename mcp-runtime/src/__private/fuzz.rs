@@ -12,7 +12,7 @@ use http_body_util::BodyExt as _;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt as _;
 
-use crate::dispatch::{AdvancedService, ProtocolMode, RequestContext, ServiceConfig};
+use crate::dispatch::{AdvancedService, ProtocolMode, RequestContext};
 use crate::error::ServerError;
 use crate::protocol::{
     CallToolParams, CallToolResponse, CallToolResult, InitializeParams, InputRequiredResult,
@@ -326,12 +326,12 @@ pub fn http(data: &[u8]) {
     HTTP.with(|cell| {
         let mut cell = cell.borrow_mut();
         let target = cell.get_or_insert_with(|| {
-            let config = ServiceConfig::new("fuzz", "1.0.0")
+            let server = crate::Server::builder(FuzzService)
+                .info("fuzz", "1.0.0")
                 .request_state_keys([STATE_KEY])
                 .max_body_bytes(64 * 1024)
                 .input_round_timeout(Duration::from_millis(100))
-                .session_limits(SessionLimits::default().with_max_anonymous(64));
-            let server = crate::Server::advanced(FuzzService, config)
+                .session_limits(SessionLimits::default().with_max_anonymous(64))
                 .build()
                 .expect("valid config");
             HttpTarget {

@@ -394,7 +394,7 @@ impl<T> ArgKind<T> {
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_list_tools` accepts",
     label = "expected the cursor (`Option<String>`) or a runtime parameter",
-    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
+    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
 )]
 pub trait ListPrimary: Sized {
     /// Takes the value from the call.
@@ -412,7 +412,7 @@ impl ListPrimary for Option<String> {
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_call_tool` accepts",
     label = "expected `mcp::CallToolParams` or a runtime parameter",
-    note = "`on_call_tool` takes one `mcp::CallToolParams` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`); read request metadata from `CallToolParams::meta`"
+    note = "`on_call_tool` takes one `mcp::CallToolParams` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`); read request metadata from `CallToolParams::meta`"
 )]
 pub trait CallPrimary: Sized {
     /// Takes the value from the call.
@@ -429,7 +429,7 @@ impl CallPrimary for CallToolParams {
 #[diagnostic::on_unimplemented(
     message = "MCP_211: this parameter cannot be bound by `on_list_tools`",
     label = "not a parameter of `on_list_tools`",
-    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
+    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
 )]
 pub trait ListBind {
     /// The bound value.
@@ -517,7 +517,7 @@ pub fn bind_call<K: CallBind>(
     kind.bind_call(call, name)
 }
 
-/// `#[header("X-Name")]` parameters (MCP_208 when the type cannot be one).
+/// `#[http_header("X-Name")]` parameters (MCP_208 when the type cannot be one).
 pub fn header_param<T: crate::schema::argument::HeaderParam>(
     call: &CallArgs<'_>,
     header: &'static str,

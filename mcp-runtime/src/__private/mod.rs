@@ -23,6 +23,11 @@ pub use serde_json;
 
 use std::marker::PhantomData;
 
+/// The builder of a macro-generated service, before its attribute's settings are applied.
+pub fn builder(handler: impl ServiceHandler) -> crate::ServerBuilder {
+    crate::ServerBuilder::from_handler(Box::new(handler))
+}
+
 /// A zero-sized stand-in for a type, on which probes resolve by type.
 pub struct Probe<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
 

@@ -57,7 +57,7 @@
 //!     .required_scopes(["files:read"])
 //!     .scope_hierarchy("files:admin", ["files:write"])
 //!     .scope_hierarchy("files:write", ["files:read"]);
-//! let server = mcp::Server::new(Files).oauth(oauth);
+//! let server = mcp::Server::builder(Files).oauth(oauth);
 //! let app = mcp::transport::router("/files", server.build()?);
 //! mcp::HttpServer::bind("127.0.0.1:9090")
 //!     .await?

@@ -10,19 +10,8 @@ use super::auth::{DynTokenProvider, TokenProvider};
 use super::elicitation::{DynElicitationHandler, ElicitationHandler};
 use crate::protocol::{ClientCapabilities, Implementation};
 
-/// Which protocol era the client speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ProtocolMode {
-    /// Probe with `server/discover`; fall back to the legacy `initialize` handshake exactly
-    /// when the probe's answer shows a server of the older era (see
-    /// [`StreamableHttpClient::connect`](super::StreamableHttpClient::connect)).
-    #[default]
-    Auto,
-    /// Require MCP 2026-07-28; never fall back.
-    Modern,
-    /// Use the `initialize` handshake only.
-    Legacy,
-}
+/// Which protocol era the client speaks: the type the server uses too.
+pub use crate::ProtocolMode;
 
 /// How [`list_tools`](super::StreamableHttpClient::list_tools_with) uses the result cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -22,10 +22,9 @@ use crate::protocol::{
     META_PROTOCOL_VERSION, RequestId,
 };
 
-pub(crate) const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
-pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(crate) use crate::protocol::headers::{
+    MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
+};
 
 /// Headers the client sets itself: never taken from configuration or a call.
 pub(crate) fn is_reserved(name: &HeaderName) -> bool {

@@ -11,8 +11,11 @@ use crate::session::HttpSession;
 
 /// The request a handler serves: its era, HTTP data and metadata.
 ///
-/// Advanced handlers receive it directly; basic tools bind pieces of it as runtime
-/// parameters (`http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
+/// Advanced handlers receive it directly and read everything a basic tool can bind from it
+/// (the caller with [`auth`](Self::auth), the legacy session with
+/// [`session`](Self::session), headers, `_meta`, client capabilities); basic tools bind
+/// those pieces as runtime parameters (`Option<mcp::AuthContext>`, `mcp::HttpSession`,
+/// `http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
 #[derive(Clone)]
 pub struct RequestContext {
     pub(crate) era: Era,
@@ -94,6 +97,20 @@ impl RequestContext {
     /// The client identity, when the client sent one.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.client_info.as_deref()
+    }
+
+    /// The authenticated caller: the token's identity on an OAuth-protected service or one
+    /// behind listener authentication, or the [`AuthContext`] your own tower layer inserted
+    /// into the request's extensions (the hook for custom authentication; see
+    /// [`AuthContext`]). `None` for anonymous requests.
+    pub fn auth(&self) -> Option<&AuthContext> {
+        self.auth.as_ref()
+    }
+
+    /// The legacy session this request belongs to (stateful legacy requests only), the
+    /// handle basic tools bind as an [`HttpSession`] parameter.
+    pub fn session(&self) -> Option<&HttpSession> {
+        self.session.as_ref()
     }
 
     pub(crate) fn with_meta(mut self, meta: Option<JsonObject>) -> Self {

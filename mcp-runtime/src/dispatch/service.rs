@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use super::{RequestContext, ServiceConfig};
+use super::RequestContext;
 use crate::error::ServerError;
 use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult, Tool};
 
@@ -11,7 +11,9 @@ use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult, Tool};
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Whether a service's tools are generated (basic) or listed and dispatched by the
-/// application (advanced). It decides the legacy wire shape of results.
+/// application (advanced). It decides the legacy wire shape of results (macro plumbing,
+/// not public API).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ServiceKind {
     /// Generated from an annotated impl block: legacy clients get the 1.x shape (text only,
@@ -23,12 +25,11 @@ pub enum ServiceKind {
     Advanced,
 }
 
-/// The dispatch interface of a service. `#[mcp::service]` implements it; an application
-/// writing its own discovery and dispatch implements [`AdvancedService`] instead.
+/// The dispatch interface of a service (macro plumbing, not public API).
+/// `#[mcp::service]` implements it; an application writing its own discovery and dispatch
+/// implements [`AdvancedService`] instead.
+#[doc(hidden)]
 pub trait ServiceHandler: Send + Sync + 'static {
-    /// The constant configuration (from the attribute).
-    fn config(&self) -> ServiceConfig;
-
     /// Basic or advanced.
     fn kind(&self) -> ServiceKind;
 
@@ -47,7 +48,7 @@ pub trait ServiceHandler: Send + Sync + 'static {
 
     /// Whether legacy clients that negotiated 2025-06-18 or later get tool `name`'s output
     /// schema and structured content (`#[tool(legacy_structured_output = ...)]`); `None`
-    /// follows [`ServiceConfig::legacy_structured_output`]. Basic services only.
+    /// follows [`ServerBuilder::legacy_structured_output`](crate::ServerBuilder::legacy_structured_output). Basic services only.
     fn legacy_structured_output(&self, name: &str) -> Option<bool> {
         let _ = name;
         None
@@ -98,7 +99,7 @@ pub trait ServiceHandler: Send + Sync + 'static {
 ///     }
 /// }
 ///
-/// let server = mcp::Server::advanced(Echo, mcp::ServiceConfig::new("echo", "1.0.0")).build();
+/// let server = mcp::Server::builder(Echo).info("echo", "1.0.0").build();
 /// assert!(server.is_ok());
 /// ```
 pub trait AdvancedService: Send + Sync + 'static {
@@ -123,14 +124,9 @@ pub trait AdvancedService: Send + Sync + 'static {
 /// Runs an [`AdvancedService`] as a [`ServiceHandler`].
 pub(crate) struct Advanced<T> {
     pub(crate) service: T,
-    pub(crate) config: ServiceConfig,
 }
 
 impl<T: AdvancedService> ServiceHandler for Advanced<T> {
-    fn config(&self) -> ServiceConfig {
-        self.config.clone()
-    }
-
     fn kind(&self) -> ServiceKind {
         ServiceKind::Advanced
     }

@@ -10,6 +10,7 @@ mod content;
 mod elicitation;
 mod envelope;
 mod error_code;
+pub mod headers;
 mod jsonrpc;
 mod types;
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 #[diagnostic::on_unimplemented(
     message = "MCP_202: `{Self}` cannot be a tool parameter",
     label = "this type has no JSON Schema or cannot be deserialized",
-    note = "tool arguments need `serde::Deserialize` and `schemars::JsonSchema` (derive both); runtime parameters are `mcp::HttpSession`, `Option<mcp::HttpSession>`, `Option<mcp::RequestMeta>`, `http::HeaderMap`, `http::request::Parts`, `mcp::Context`, `mcp::AuthContext` and `#[header(\"Name\")]` parameters"
+    note = "tool arguments need `serde::Deserialize` and `schemars::JsonSchema` (derive both); runtime parameters are `mcp::HttpSession`, `Option<mcp::HttpSession>`, `Option<mcp::RequestMeta>`, `http::HeaderMap`, `http::request::Parts`, `mcp::Context`, `mcp::AuthContext` and `#[http_header(\"Name\")]` parameters"
 )]
 pub trait ToolArgument: Sized {
     /// The property schema of the argument.
@@ -83,7 +83,7 @@ fn integral_floats_to_integers(value: &mut Value) {
 #[diagnostic::on_unimplemented(
     message = "MCP_215: `{Self}` cannot carry `#[argument(header = ...)]`",
     label = "header arguments must be a non-optional `String`, integer or `bool`",
-    note = "use `#[header(\"Name\")]` for a value that comes only from an HTTP header"
+    note = "use `#[http_header(\"Name\")]` for a value that comes only from an HTTP header"
 )]
 pub trait HeaderArgument {}
 
@@ -94,10 +94,10 @@ header_argument!(
     String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
 );
 
-/// A type a `#[header("X-Name")]` parameter can have.
+/// A type a `#[http_header("X-Name")]` parameter can have.
 #[diagnostic::on_unimplemented(
-    message = "MCP_208: `{Self}` cannot be a `#[header]` parameter",
-    label = "`#[header]` parameters must be `String`, `Option<String>` or `Vec<String>`"
+    message = "MCP_208: `{Self}` cannot be a `#[http_header]` parameter",
+    label = "`#[http_header]` parameters must be `String`, `Option<String>` or `Vec<String>`"
 )]
 pub trait HeaderParam: Sized {
     /// Reads the parameter from the request headers; `Err` names what is missing.

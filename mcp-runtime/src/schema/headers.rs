@@ -10,8 +10,7 @@ use crate::protocol::JsonObject;
 
 /// The schema keyword that mirrors an argument into a header.
 pub const X_MCP_HEADER: &str = "x-mcp-header";
-/// The prefix of parameter headers.
-pub const PARAM_HEADER_PREFIX: &str = "Mcp-Param-";
+pub(crate) use crate::protocol::headers::MCP_PARAM_PREFIX as PARAM_HEADER_PREFIX;
 
 /// The largest integer a header may carry (±(2^53−1)).
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;

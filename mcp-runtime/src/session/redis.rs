@@ -222,10 +222,10 @@ impl Scripts {
 ///
 /// use mcp::session::RedisStore;
 ///
-/// # async fn run(service: impl mcp::ServiceHandler) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn run(service: impl mcp::IntoService) -> Result<(), Box<dyn std::error::Error>> {
 /// let url = std::env::var("MCP_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
 /// let store = RedisStore::connect(&url).await?.with_prefix("shop");
-/// let server = mcp::Server::new(service)
+/// let server = mcp::Server::builder(service)
 ///     .session_store(Arc::new(store))
 ///     .build()?;
 /// mcp::HttpServer::bind("127.0.0.1:8080")

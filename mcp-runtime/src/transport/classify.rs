@@ -11,9 +11,7 @@ use crate::protocol::{
 };
 use crate::schema::headers::{PARAM_HEADER_PREFIX, decode_value};
 
-pub(crate) const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(crate) const MCP_METHOD: &str = "mcp-method";
-pub(crate) const MCP_NAME: &str = "mcp-name";
+pub(crate) use crate::protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 
 /// Where a single request or notification goes.
 #[derive(Debug)]
@@ -171,7 +169,9 @@ pub(crate) fn classify(
 /// joined), so a repeated header is refused rather than guessed at.
 fn repeated_header(headers: &HeaderMap) -> Option<&str> {
     headers.keys().map(http::HeaderName::as_str).find(|name| {
-        (matches!(*name, MCP_PROTOCOL_VERSION | MCP_METHOD | MCP_NAME)
+        ([MCP_PROTOCOL_VERSION, MCP_METHOD, MCP_NAME]
+            .iter()
+            .any(|h| h.as_str() == *name)
             || name
                 .get(..PARAM_HEADER_PREFIX.len())
                 .is_some_and(|p| p.eq_ignore_ascii_case(PARAM_HEADER_PREFIX)))

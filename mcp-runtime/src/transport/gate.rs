@@ -23,6 +23,7 @@ use tower::{Layer, Service};
 use tower_http::cors::{AllowOrigin, Cors, CorsLayer, ResponseFuture as CorsFuture};
 
 use crate::dispatch::{ProtocolMode, ServiceConfig};
+use crate::protocol::headers as names;
 
 /// The address a listener is bound to, attached to every request it serves (a request
 /// extension) so that the MCP route knows whether to apply the loopback `Host` rules and
@@ -31,7 +32,7 @@ use crate::dispatch::{ProtocolMode, ServiceConfig};
 /// [`HttpServer`](super::HttpServer) adds it by itself. When you
 /// serve a [`router`](super::router) with something else (`axum::serve`, your own hyper
 /// loop), add it yourself to get the same default, or list the accepted names with
-/// [`ServiceConfig::allowed_hosts`]; without either, no `Host` is checked.
+/// [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts); without either, no `Host` is checked.
 ///
 /// ```
 /// # struct Svc;
@@ -43,7 +44,7 @@ use crate::dispatch::{ProtocolMode, ServiceConfig};
 /// # async fn run() -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
 /// let bound = mcp::transport::BoundAddr(listener.local_addr()?);
-/// let server = mcp::Server::new(Svc).build().unwrap();
+/// let server = mcp::Server::builder(Svc).build().unwrap();
 /// let app = mcp::transport::router("/mcp", server).layer(axum::Extension(bound));
 /// # let _ = app;
 /// # Ok(())
@@ -58,19 +59,23 @@ pub struct BoundAddr(pub SocketAddr);
 pub(crate) struct ListedHost;
 
 /// The request headers both eras use, allowed in preflights.
-const REQUEST_HEADERS: [&str; 8] = [
-    "content-type",
-    "accept",
-    "authorization",
-    "mcp-protocol-version",
-    "mcp-session-id",
-    "mcp-method",
-    "mcp-name",
-    "last-event-id",
+const REQUEST_HEADERS: [HeaderName; 8] = [
+    header::CONTENT_TYPE,
+    header::ACCEPT,
+    header::AUTHORIZATION,
+    names::MCP_PROTOCOL_VERSION,
+    names::MCP_SESSION_ID,
+    names::MCP_METHOD,
+    names::MCP_NAME,
+    names::LAST_EVENT_ID,
 ];
 
 /// The response headers a page may read.
-const EXPOSED_HEADERS: [&str; 3] = ["mcp-session-id", "mcp-protocol-version", "www-authenticate"];
+const EXPOSED_HEADERS: [HeaderName; 3] = [
+    names::MCP_SESSION_ID,
+    names::MCP_PROTOCOL_VERSION,
+    header::WWW_AUTHENTICATE,
+];
 
 /// The longest `Host` value echoed in an error message.
 const ECHO_LIMIT: usize = 200;
@@ -183,12 +188,12 @@ fn cors_policy(config: &ServiceConfig) -> CorsLayer {
     CorsLayer::new()
         .allow_origin(allow_origin)
         .allow_methods(methods)
-        .allow_headers(REQUEST_HEADERS.map(HeaderName::from_static))
-        .expose_headers(EXPOSED_HEADERS.map(HeaderName::from_static))
+        .allow_headers(REQUEST_HEADERS)
+        .expose_headers(EXPOSED_HEADERS)
         .allow_credentials(credentials)
 }
 
-/// Whether `value` is a valid [`ServiceConfig::allowed_hosts`] entry.
+/// Whether `value` is a valid [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts) entry.
 pub(crate) fn is_host_pattern(value: &str) -> bool {
     split_host(value).is_some()
 }

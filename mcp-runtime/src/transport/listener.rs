@@ -61,8 +61,8 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// timeout to finish.
 ///
 /// The HTTP limits live here, except the request body's: its size cap and read timeout are
-/// per service ([`ServiceConfig::max_body_bytes`](crate::ServiceConfig),
-/// [`ServiceConfig::body_read_timeout`](crate::ServiceConfig)) because the MCP endpoint
+/// per service ([`ServerBuilder::max_body_bytes`](crate::ServerBuilder::max_body_bytes),
+/// [`ServerBuilder::body_read_timeout`](crate::ServerBuilder::body_read_timeout)) because the MCP endpoint
 /// enforces them itself, answering with the JSON-RPC errors MCP clients expect, while this
 /// server also serves routes that are not MCP's.
 ///
@@ -71,7 +71,7 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// # #[mcp::service(name = "svc", version = "1.0.0")]
 /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
 /// # async fn run() -> Result<(), mcp::Error> {
-/// let server = mcp::Server::new(Svc).build()?;
+/// let server = mcp::Server::builder(Svc).build()?;
 /// let app = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
 ///     .merge(mcp::transport::router("/mcp", server));

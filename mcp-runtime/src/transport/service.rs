@@ -30,7 +30,7 @@ use crate::dispatch::Server;
 /// # struct Svc;
 /// # #[mcp::service(name = "svc", version = "1.0.0")]
 /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
-/// let server = mcp::Server::new(Svc).build().unwrap();
+/// let server = mcp::Server::builder(Svc).build().unwrap();
 /// let shutdown = mcp::transport::CancellationToken::new();
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
@@ -63,7 +63,7 @@ use crate::dispatch::Server;
 /// ```
 ///
 /// (`axum::serve` does not tell the endpoint its bound address: list the `Host` names it
-/// accepts with [`ServiceConfig::allowed_hosts`](crate::ServiceConfig::allowed_hosts), or
+/// accepts with [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts), or
 /// add a [`BoundAddr`](super::BoundAddr) extension.)
 ///
 /// # Layers around a streaming endpoint
@@ -76,8 +76,8 @@ use crate::dispatch::Server;
 /// response-body limits). Safe: tracing, request ids, headers (`SetResponseHeader`),
 /// authentication that runs before the handler, concurrency limits (each open stream holds
 /// a slot), and timeouts scoped to your own routes. Request-body limits and body read
-/// timeouts are the service's own ([`ServiceConfig::max_body_bytes`](crate::ServiceConfig),
-/// [`ServiceConfig::body_read_timeout`](crate::ServiceConfig)), answered as JSON-RPC errors.
+/// timeouts are the service's own ([`ServerBuilder::max_body_bytes`](crate::ServerBuilder::max_body_bytes),
+/// [`ServerBuilder::body_read_timeout`](crate::ServerBuilder::body_read_timeout)), answered as JSON-RPC errors.
 #[derive(Clone)]
 pub struct McpService {
     server: Server,
@@ -178,7 +178,7 @@ pub fn metadata_router(server: &Server) -> Router {
 /// # struct Svc;
 /// # #[mcp::service(name = "svc", version = "1.0.0")]
 /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
-/// let server = mcp::Server::new(Svc).build().unwrap();
+/// let server = mcp::Server::builder(Svc).build().unwrap();
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
 ///     .merge(mcp::transport::router("/mcp", server));
@@ -187,7 +187,7 @@ pub fn metadata_router(server: &Server) -> Router {
 /// The `Host` check's default needs the address the server is bound to, which this
 /// router does not know: [`HttpServer`](crate::HttpServer) supplies it; when you serve the
 /// router yourself, add a [`BoundAddr`](super::BoundAddr) extension or list the accepted
-/// names with [`ServiceConfig::allowed_hosts`](crate::ServiceConfig::allowed_hosts).
+/// names with [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts).
 pub fn router(path: &str, server: Server) -> Router {
     Router::new()
         .route_service(path, McpService::new(server.clone()))

@@ -21,7 +21,7 @@ use crate::session::streams::Refused;
 use crate::session::{HttpSession, Owner, SessionInfo};
 
 /// The session header.
-pub(crate) const MCP_SESSION_ID: &str = "mcp-session-id";
+pub(crate) use crate::protocol::headers::MCP_SESSION_ID;
 
 /// The caller a session belongs to: the issuer, client and subject of the request's
 /// [`AuthContext`] (inserted into the request extensions by an authentication layer), the
@@ -249,7 +249,7 @@ pub(crate) async fn get(server: &Server, parts: &Parts) -> Response {
     };
     let last_event_id = parts
         .headers
-        .get("last-event-id")
+        .get(crate::protocol::headers::LAST_EVENT_ID)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let max_streams = server.config().max_streams;

@@ -15,8 +15,8 @@ use tower::ServiceExt as _;
 /// # #[mcp::service(name = "svc", version = "1.0.0")]
 /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
 /// use mcp::transport::{VirtualHosts, router};
-/// let a = mcp::Server::new(Svc).build().unwrap();
-/// let b = mcp::Server::new(Svc).build().unwrap();
+/// let a = mcp::Server::builder(Svc).build().unwrap();
+/// let b = mcp::Server::builder(Svc).build().unwrap();
 /// let app: axum::Router = VirtualHosts::new()
 ///     .host("a.example.com", router("/mcp", a))
 ///     .host("b.example.com", router("/mcp", b))

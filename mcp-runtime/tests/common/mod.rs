@@ -8,7 +8,7 @@ use http_body_util::BodyExt as _;
 use mcp::protocol::JsonObject;
 use mcp::{
     AdvancedService, CallToolParams, CallToolResponse, CallToolResult, InputRequiredResult,
-    ListToolsResult, RequestContext, ServerError, ServiceConfig, Tool,
+    ListToolsResult, RequestContext, ServerBuilder, ServerError, Tool,
 };
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
@@ -159,10 +159,13 @@ impl AdvancedService for TestService {
     }
 }
 
-pub fn router_with(config: ServiceConfig, service: TestService) -> axum::Router {
-    let server = mcp::Server::advanced(service, config)
-        .build()
-        .expect("valid config");
+/// A builder for the default test service named `name` `version`.
+pub fn test_builder(name: &str, version: &str) -> ServerBuilder {
+    mcp::Server::builder(TestService::default()).info(name, version)
+}
+
+pub fn router_with(builder: ServerBuilder) -> axum::Router {
+    let server = builder.build().expect("valid config");
     mcp::transport::router("/mcp", server)
 }
 
@@ -175,17 +178,15 @@ pub fn protected_server(resource: &str) -> mcp::Server {
         "https://login.example.com",
         "https://login.example.com/jwks",
     ));
-    mcp::Server::advanced(TestService::default(), ServiceConfig::new("t", "1"))
+    mcp::Server::builder(TestService::default())
+        .info("t", "1")
         .oauth(oauth)
         .build()
         .unwrap()
 }
 
 pub fn router() -> axum::Router {
-    router_with(
-        ServiceConfig::new("test", "1.0.0").instructions("Test tools."),
-        TestService::default(),
-    )
+    router_with(test_builder("test", "1.0.0").instructions("Test tools."))
 }
 
 pub fn envelope() -> Value {

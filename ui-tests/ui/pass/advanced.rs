@@ -6,7 +6,8 @@
 mod support;
 
 use mcp::protocol::Era;
-use mcp::{CallToolParams, CallToolResult, ListToolsResult, ServerError, ServiceHandler as _, ServiceKind, Tool};
+use mcp::__private::{ServiceHandler as _, ServiceKind};
+use mcp::{CallToolParams, CallToolResult, ListToolsResult, ServerError, Tool};
 use serde_json::json;
 use support::*;
 

@@ -46,7 +46,7 @@ impl Text {
     pub fn trace(
         &self,
         headers: &http::HeaderMap,
-        #[header("X-Trace")] trace: &str,
+        #[http_header("X-Trace")] trace: &str,
         context: &mcp::Context,
     ) -> String {
         let _ = context;

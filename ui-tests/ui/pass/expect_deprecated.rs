@@ -42,7 +42,7 @@ impl Legacy {
 }
 
 fn main() {
-    let _ = mcp::Server::new(Cart).build().unwrap();
-    let _ = mcp::Server::new(Basket).build().unwrap();
-    let _ = mcp::Server::new(Legacy).build().unwrap();
+    let _ = mcp::Server::builder(Cart).build().unwrap();
+    let _ = mcp::Server::builder(Basket).build().unwrap();
+    let _ = mcp::Server::builder(Legacy).build().unwrap();
 }

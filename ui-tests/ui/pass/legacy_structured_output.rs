@@ -5,7 +5,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use mcp::ServiceHandler as _;
+use mcp::__private::ServiceHandler as _;
 use serde_json::json;
 use support::*;
 
@@ -48,10 +48,10 @@ impl Plain {
 }
 
 fn main() {
-    assert!(mcp::Server::new(Weather).build().unwrap().legacy_structured_output());
+    assert!(mcp::Server::builder(Weather).build().unwrap().legacy_structured_output());
     assert_eq!(Weather.legacy_structured_output("forecast"), None);
     assert_eq!(Weather.legacy_structured_output("forecast_text"), Some(false));
-    assert!(!mcp::Server::new(Plain).build().unwrap().legacy_structured_output());
+    assert!(!mcp::Server::builder(Plain).build().unwrap().legacy_structured_output());
     assert_eq!(Plain.legacy_structured_output("forecast"), Some(true));
     assert_eq!(Plain.legacy_structured_output("echo"), None);
     assert_eq!(Plain.legacy_structured_output("missing"), None);

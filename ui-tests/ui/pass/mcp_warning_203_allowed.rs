@@ -15,5 +15,5 @@ impl Cart {
 }
 
 fn main() {
-    let _ = mcp::Server::new(Cart).build().unwrap();
+    let _ = mcp::Server::builder(Cart).build().unwrap();
 }

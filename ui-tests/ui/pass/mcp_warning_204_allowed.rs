@@ -27,6 +27,6 @@ impl Basket {
 }
 
 fn main() {
-    let _ = mcp::Server::new(Cart).build().unwrap();
-    let _ = mcp::Server::new(Basket).build().unwrap();
+    let _ = mcp::Server::builder(Cart).build().unwrap();
+    let _ = mcp::Server::builder(Basket).build().unwrap();
 }

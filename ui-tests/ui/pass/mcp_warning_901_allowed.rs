@@ -35,5 +35,5 @@ mod notes {
 
 fn main() {
     let _ = notes::Notes.count();
-    let _ = mcp::Server::new(notes::Notes).build().unwrap();
+    let _ = mcp::Server::builder(notes::Notes).build().unwrap();
 }

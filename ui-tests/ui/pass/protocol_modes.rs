@@ -4,7 +4,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use mcp::{ProtocolMode, ServiceHandler as _};
+use mcp::ProtocolMode;
 use serde_json::json;
 use support::*;
 
@@ -39,10 +39,10 @@ impl Legacy {
 }
 
 fn main() {
-    assert_eq!(mcp::Server::new(Auto).build().unwrap().protocol_mode(), ProtocolMode::Auto);
-    assert_eq!(mcp::Server::new(Modern).build().unwrap().protocol_mode(), ProtocolMode::Modern);
-    assert_eq!(mcp::Server::new(Legacy).build().unwrap().protocol_mode(), ProtocolMode::Legacy);
-    assert_eq!(Modern.config().info().version, "2.0.0");
+    assert_eq!(mcp::Server::builder(Auto).build().unwrap().protocol_mode(), ProtocolMode::Auto);
+    assert_eq!(mcp::Server::builder(Modern).build().unwrap().protocol_mode(), ProtocolMode::Modern);
+    assert_eq!(mcp::Server::builder(Legacy).build().unwrap().protocol_mode(), ProtocolMode::Legacy);
+    assert_eq!(support::server(Modern).info().version, "2.0.0");
 
     assert_eq!(result(&Auto, "add", json!({"left": 2, "right": 3})).text_content(), "5");
     assert_eq!(result(&Modern, "multiply", json!({"left": 2, "right": 3})).text_content(), "6");

@@ -1,6 +1,6 @@
 //! The weather service of the seed, served by `mcp::transport::router` and driven over HTTP
 //! in-process with `tower::ServiceExt::oneshot`: modern and legacy requests, request
-//! metadata, header arguments mirrored into `Mcp-Param-*`, and `#[header]` values.
+//! metadata, header arguments mirrored into `Mcp-Param-*`, and `#[http_header]` values.
 #![deny(warnings)]
 
 use axum::body::Body;
@@ -27,7 +27,7 @@ impl WeatherService {
         #[argument(header = "Region")] region: String,
         city: String,
         meta: Option<mcp::RequestMeta>,
-        #[header("X-Trace")] trace: Option<String>,
+        #[http_header("X-Trace")] trace: Option<String>,
     ) -> Result<Weather, mcp::ToolError> {
         if city.is_empty() {
             return Err(mcp::ToolError::new("The city name is empty"));
@@ -72,7 +72,7 @@ async fn send(app: &axum::Router, request: http::Request<Body>) -> Value {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let server = mcp::Server::new(WeatherService).build().unwrap();
+    let server = mcp::Server::builder(WeatherService).build().unwrap();
     let app = mcp::transport::router("/mcp", server);
 
     let list = send(&app, modern("tools/list", None, json!({}), &[])).await;

@@ -20,9 +20,9 @@ impl Inspect {
         session: Option<mcp::HttpSession>,
         label: String,
         meta: Option<mcp::RequestMeta>,
-        #[header("X-Trace")] trace: String,
-        #[header("X-Tenant")] tenant: Option<String>,
-        #[header("X-Tag")] tags: Vec<String>,
+        #[http_header("X-Trace")] trace: String,
+        #[http_header("X-Tenant")] tenant: Option<String>,
+        #[http_header("X-Tag")] tags: Vec<String>,
         headers: http::HeaderMap,
         parts: http::request::Parts,
         context: mcp::Context,
@@ -60,7 +60,7 @@ fn main() {
         "hi session=false meta=false trace=t-1 tenant= tags=a,b headers=3 method=POST state=- auth=false"
     );
 
-    // A missing required `#[header]` is an invalid-params error.
+    // A missing required `#[http_header]` is an invalid-params error.
     let cx = request(Era::Legacy, &[]);
     let err = call_in(&Inspect, &cx, "inspect", json!({"label": "hi"})).unwrap_err();
     assert!(err.to_string().contains("X-Trace"), "{err}");

@@ -40,9 +40,9 @@ impl Stateless {
 }
 
 fn main() {
-    assert_eq!(mcp::Server::new(Auto).build().unwrap().session_mode(), SessionMode::Auto);
-    assert_eq!(mcp::Server::new(Stateful).build().unwrap().session_mode(), SessionMode::Stateful);
-    assert_eq!(mcp::Server::new(Stateless).build().unwrap().session_mode(), SessionMode::Stateless);
+    assert_eq!(mcp::Server::builder(Auto).build().unwrap().session_mode(), SessionMode::Auto);
+    assert_eq!(mcp::Server::builder(Stateful).build().unwrap().session_mode(), SessionMode::Stateful);
+    assert_eq!(mcp::Server::builder(Stateless).build().unwrap().session_mode(), SessionMode::Stateless);
 
     assert_eq!(result(&Auto, "ping", json!({})).text_content(), "pong");
 

@@ -28,6 +28,6 @@ mod inner {
 }
 
 fn main() {
-    let _ = mcp::Server::new(inner::Private).build().unwrap();
-    let _ = mcp::Server::new(inner::Router).build().unwrap();
+    let _ = mcp::Server::builder(inner::Private).build().unwrap();
+    let _ = mcp::Server::builder(inner::Router).build().unwrap();
 }

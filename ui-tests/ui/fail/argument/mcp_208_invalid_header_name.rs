@@ -2,7 +2,7 @@ struct Api;
 
 #[mcp::service(name = "api")]
 impl Api {
-    pub fn trace(&self, #[header("X Trace Id")] trace: String) -> String {
+    pub fn trace(&self, #[http_header("X Trace Id")] trace: String) -> String {
         trace
     }
 }

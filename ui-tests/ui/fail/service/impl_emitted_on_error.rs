@@ -17,5 +17,5 @@ fn main() {
     let weather = Weather;
     let _: String = weather.forecast("eu".to_owned());
     let _: String = weather.format("eu");
-    let _: Box<dyn mcp::ServiceHandler> = Box::new(Weather);
+    let _: mcp::ServerBuilder = mcp::Server::builder(Weather);
 }

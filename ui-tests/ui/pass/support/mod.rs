@@ -1,9 +1,10 @@
 //! Helpers shared by the pass cases: drive a generated service in-process, through its
-//! `mcp::ServiceHandler` methods or through the Streamable HTTP router.
+//! `mcp::__private::ServiceHandler` methods (the macro's generated handler) or through the Streamable HTTP router.
 #![allow(dead_code)]
 
 use mcp::protocol::Era;
-use mcp::{CallToolParams, CallToolResponse, CallToolResult, RequestContext, ServerError, ServiceHandler, Tool};
+use mcp::__private::ServiceHandler;
+use mcp::{CallToolParams, CallToolResponse, CallToolResult, RequestContext, ServerError, Tool};
 use serde_json::Value;
 
 /// A request context of `era` with the given headers.
@@ -64,7 +65,7 @@ pub fn result(svc: &impl ServiceHandler, name: &str, arguments: Value) -> CallTo
     complete(call(svc, name, arguments))
 }
 
-/// A service's server, as `mcp::Server::new(..).build()` checks it.
-pub fn server(svc: impl ServiceHandler) -> mcp::Server {
-    mcp::Server::new(svc).build().expect("the generated configuration is valid")
+/// A service's server, as `mcp::Server::builder(..).build()` checks it.
+pub fn server(svc: impl mcp::IntoService) -> mcp::Server {
+    mcp::Server::builder(svc).build().expect("the generated configuration is valid")
 }

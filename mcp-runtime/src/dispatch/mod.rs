@@ -2,7 +2,7 @@
 //! `tools/call`, the era-specific result shapes and the mapping of handler failures to
 //! JSON-RPC errors.
 //!
-//! This layer sees classified JSON-RPC requests and answers [`Reply`] values; it knows
+//! This layer sees classified JSON-RPC requests and answers `Reply` values; it knows
 //! nothing of axum. The HTTP status it attaches to an error is the one MCP's Streamable
 //! HTTP rules give that error.
 

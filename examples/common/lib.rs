@@ -10,6 +10,7 @@ pub mod conformance;
 pub mod crypto;
 pub mod echo;
 pub mod files;
+pub mod llm_loop;
 pub mod loadgen;
 pub mod shopping_cart;
 pub mod table_booking;

@@ -3,9 +3,10 @@
 //! (`MCP_ADDR=127.0.0.1:0`) prints `listening http://<addr>/mcp`, answers a real HTTP
 //! `initialize` on that address, and exits with status 0 on SIGTERM.
 
+mod interop_support;
+
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -14,24 +15,6 @@ use serde_json::{Value, json};
 
 const STARTUP: Duration = Duration::from_secs(30);
 const SHUTDOWN: Duration = Duration::from_secs(5);
-
-/// `target/<profile>/examples/<name>`: the test binary lives in `target/<profile>/deps/`.
-fn example_binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("current test executable");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test binary lives in target/<profile>/deps");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "example binary {} not found: run the tests with `cargo test -p mcp-examples`, which builds the examples",
-        path.display()
-    );
-    path
-}
 
 /// Kills the child when a test fails half-way.
 struct Running(Child);
@@ -108,7 +91,7 @@ fn open_stream(addr: SocketAddr, session: &str) -> TcpStream {
 }
 
 fn smoke(name: &str, server_name: &str) {
-    let binary = example_binary(name);
+    let binary = interop_support::example_binary(name);
     let child = Command::new(&binary)
         .env("MCP_ADDR", "127.0.0.1:0")
         .env("RUST_LOG", "info")

@@ -25,6 +25,25 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `target/<profile>/examples/<name>`, built by `cargo test -p mcp-examples` (the test
+/// binary lives in `target/<profile>/deps/`).
+pub fn example_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current test executable");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("the test binary lives in target/<profile>/deps");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "example binary {} not found: run the tests with `cargo test -p mcp-examples`, which builds the examples",
+        path.display()
+    );
+    path
+}
+
 /// `interop/` in the repository.
 pub fn interop_dir() -> PathBuf {
     repo_root().join("interop")

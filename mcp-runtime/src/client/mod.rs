@@ -80,6 +80,7 @@ mod elicitation;
 mod error;
 mod exchange;
 mod list;
+pub mod llm;
 mod negotiate;
 mod sse;
 

@@ -66,7 +66,9 @@ impl StreamableHttpClient {
             return Ok(current.info.clone());
         }
         let conn = self.inner.negotiate(options).await?;
-        Ok(self.inner.install(conn, true))
+        let info = self.inner.install(conn, true);
+        self.inner.listener_opened().await;
+        Ok(info)
     }
 
     /// Fetches modern discovery data (`server/discover`) without connecting.
@@ -109,7 +111,9 @@ impl StreamableHttpClient {
             .into());
         };
         let conn = Inner::modern_connection(options, result, version);
-        Ok(self.inner.install(conn, true))
+        let info = self.inner.install(conn, true);
+        self.inner.listener_opened().await;
+        Ok(info)
     }
 
     /// Performs the legacy `initialize` handshake explicitly (auto or legacy mode).
@@ -128,7 +132,9 @@ impl StreamableHttpClient {
             return Ok(current.info.clone());
         }
         let conn = self.inner.initialize(options).await?;
-        Ok(self.inner.install(conn, true))
+        let info = self.inner.install(conn, true);
+        self.inner.listener_opened().await;
+        Ok(info)
     }
 }
 

@@ -4,7 +4,7 @@ use std::future::Future;
 
 use super::ClientError;
 use crate::BoxFuture;
-use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
+use crate::protocol::{ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult};
 
 /// Answers elicitation requests: form questions and URL elicitations.
 ///
@@ -12,7 +12,8 @@ use crate::protocol::{ElicitAction, ElicitRequest, ElicitResult};
 /// a time in the server's order, and for each `elicitation/create` request a legacy server
 /// pushes on a response stream. It does not validate answers against the form schema: the
 /// handler is responsible for that. Content is removed from URL-mode answers and from
-/// decline and cancel answers before they are sent.
+/// decline and cancel answers before they are sent; an accepted form answer gets the
+/// schema's `default` for every field the handler left out (SEP-1034).
 ///
 /// The client never opens, fetches or follows the URL of a URL elicitation; the handler
 /// presents it (show the full URL, open it only after the user agrees, in a context the
@@ -95,10 +96,28 @@ impl<T: ElicitationHandler> DynElicitationHandler for T {
     }
 }
 
-/// Keeps content only on an accepted form answer.
+/// Keeps content only on an accepted form answer, and fills in the form's defaults: a field
+/// the handler left out that has a `default` in the requested schema is sent with that
+/// default (SEP-1034), so a user who accepts a pre-filled form answers what they saw.
 pub(crate) fn sanitize(request: &ElicitRequest, mut result: ElicitResult) -> ElicitResult {
     if request.params.is_url() || result.action != ElicitAction::Accept {
         result.content = None;
+        return result;
+    }
+    if let ElicitRequestParams::Form(form) = &request.params
+        && let Some(properties) = form
+            .requested_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+    {
+        let content = result.content.get_or_insert_with(Default::default);
+        for (name, property) in properties {
+            if let Some(default) = property.get("default")
+                && !content.contains_key(name)
+            {
+                content.insert(name.clone(), default.clone());
+            }
+        }
     }
     result
 }
@@ -106,7 +125,8 @@ pub(crate) fn sanitize(request: &ElicitRequest, mut result: ElicitResult) -> Eli
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ElicitRequestParams, FormElicitationParams, UrlElicitationParams};
+    use crate::protocol::{FormElicitationParams, UrlElicitationParams};
+    use serde_json::json;
 
     fn content() -> crate::protocol::JsonObject {
         serde_json::json!({"x": 1}).as_object().cloned().unwrap()
@@ -145,5 +165,33 @@ mod tests {
         let mut cancelled = ElicitResult::cancel();
         cancelled.content = Some(content());
         assert!(sanitize(&form, cancelled).content.is_none());
+    }
+
+    #[test]
+    fn an_accepted_form_gets_the_defaults_of_the_fields_left_out() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "verified": {"type": "boolean", "default": true},
+            "note": {"type": "string"}
+        }});
+        let form = ElicitRequest {
+            params: ElicitRequestParams::Form(FormElicitationParams {
+                message: "m".into(),
+                requested_schema: schema.as_object().cloned().unwrap(),
+                meta: None,
+            }),
+        };
+        let given = json!({"age": 41}).as_object().cloned().unwrap();
+        let sent = sanitize(&form, ElicitResult::accept(given))
+            .content
+            .unwrap();
+        assert_eq!(
+            serde_json::Value::Object(sent),
+            json!({"name": "John Doe", "age": 41, "verified": true})
+        );
+        let sent = sanitize(&form, ElicitResult::accept(Default::default()));
+        assert_eq!(sent.content.unwrap().len(), 3);
+        assert!(sanitize(&form, ElicitResult::decline()).content.is_none());
     }
 }

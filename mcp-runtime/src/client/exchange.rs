@@ -23,7 +23,7 @@ use crate::protocol::{
 };
 
 pub(crate) use crate::protocol::headers::{
-    MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
+    LAST_EVENT_ID, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 
 /// Headers the client sets itself: never taken from configuration or a call.
@@ -349,13 +349,34 @@ impl Inner {
             Some("text/event-stream") => {
                 let mut parser = SseParser::new(self.config.http.max_event_bytes);
                 let mut events = Vec::new();
+                let mut resumes = 0;
                 loop {
                     let chunk = timeout_at(deadline, response.chunk())
                         .await
                         .map_err(|_| TransportError::Timeout(timeout))?
                         .map_err(|e| request_error(e, timeout))?;
                     let Some(chunk) = chunk else {
-                        return Err(StreamError::EndedWithoutResponse.into());
+                        // SEP-1699: a legacy server may end the stream early and deliver
+                        // the response on a GET that resumes after its last event, once
+                        // the delay it asked for has passed.
+                        let resumable = matches!(wire, Wire::Legacy { .. })
+                            && resumes < MAX_RESUMES
+                            && parser.last_event_id().is_some();
+                        if !resumable {
+                            return Err(StreamError::EndedWithoutResponse.into());
+                        }
+                        resumes += 1;
+                        let delay = parser.retry().unwrap_or(DEFAULT_RESUME_DELAY);
+                        if tokio::time::Instant::now() + delay > deadline {
+                            return Err(TransportError::Timeout(timeout).into());
+                        }
+                        tokio::time::sleep(delay).await;
+                        let last = parser.last_event_id().unwrap_or_default().to_owned();
+                        response = self
+                            .resume(wire, token, &call.headers, &last, deadline)
+                            .await?;
+                        parser = parser.resumed();
+                        continue;
                     };
                     parser.feed(&chunk, &mut events)?;
                     for data in events.drain(..) {
@@ -381,6 +402,45 @@ impl Inner {
                     }
                 }
             }
+            other => Err(TransportError::UnexpectedContentType {
+                status,
+                content_type: other.map(str::to_owned),
+            }
+            .into()),
+        }
+    }
+
+    /// Resumes a response stream the server ended early: `GET` with `Last-Event-ID`, which
+    /// must answer with an event stream.
+    async fn resume(
+        &self,
+        wire: &Wire<'_>,
+        token: Option<&str>,
+        extra: &HeaderMap,
+        last_event_id: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<reqwest::Response, ClientError> {
+        let timeout = self.config.http.timeout;
+        let mut headers = self.headers(wire, token, extra);
+        headers.remove(CONTENT_TYPE);
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let last =
+            HeaderValue::from_str(last_event_id).map_err(|_| StreamError::InvalidMessage {
+                reason: "the last event id is not a valid header value".into(),
+            })?;
+        headers.insert(LAST_EVENT_ID, last);
+        tracing::debug!(last_event_id, "resuming a response stream the server ended");
+        let response = timeout_at(
+            deadline,
+            self.http.get(self.url.clone()).headers(headers).send(),
+        )
+        .await
+        .map_err(|_| TransportError::Timeout(timeout))?
+        .map_err(|e| request_error(e, timeout))?;
+        let response = self.check_status(response, deadline).await?;
+        let status = response.status().as_u16();
+        match content_type(response.headers()).as_deref() {
+            Some("text/event-stream") if status == 200 => Ok(response),
             other => Err(TransportError::UnexpectedContentType {
                 status,
                 content_type: other.map(str::to_owned),
@@ -570,7 +630,11 @@ impl Inner {
 /// requests it carries (some servers, such as the v1 TypeScript SDK, send requests not
 /// tied to a POST there). Holds the client only weakly; stops when the stream ends, and is
 /// aborted when the connection is replaced or closed. `405` means "not offered".
-pub(crate) async fn listen(client: Weak<Inner>, conn: Arc<Connection>) {
+pub(crate) async fn listen(
+    client: Weak<Inner>,
+    conn: Arc<Connection>,
+    opened: tokio::sync::oneshot::Sender<()>,
+) {
     let (response, token) = {
         let Some(inner) = client.upgrade() else {
             return;
@@ -585,6 +649,7 @@ pub(crate) async fn listen(client: Weak<Inner>, conn: Arc<Connection>) {
             inner.http.get(inner.url.clone()).headers(headers).send(),
         )
         .await;
+        let _ = opened.send(());
         match sent {
             Ok(Ok(r))
                 if r.status().is_success()
@@ -628,6 +693,12 @@ pub(crate) async fn listen(client: Weak<Inner>, conn: Arc<Connection>) {
         }
     }
 }
+
+/// How many times one response stream may be resumed (SEP-1699).
+const MAX_RESUMES: usize = 5;
+
+/// The delay before resuming a stream whose server sent no `retry:` (the SSE default).
+const DEFAULT_RESUME_DELAY: Duration = Duration::from_secs(1);
 
 /// How long to wait before a retry that carries only `requestState`.
 pub(crate) const STATE_ONLY_RETRY_DELAY: Duration = Duration::from_millis(250);

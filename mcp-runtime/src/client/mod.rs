@@ -179,12 +179,17 @@ impl Connection {
     }
 }
 
+/// How long connecting waits for a legacy session's standalone stream to open.
+const LISTENER_OPEN_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 #[derive(Debug, Default)]
 struct State {
     conn: Option<Arc<Connection>>,
     generation: u64,
     /// The task reading the standalone `GET` stream of a legacy session.
     listener: Option<tokio::task::AbortHandle>,
+    /// Fires once that task's `GET` has been answered (or has failed).
+    listener_opened: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 impl Drop for Inner {
@@ -376,6 +381,17 @@ impl Inner {
         self.current().ok_or(ClientError::NotConnected)
     }
 
+    /// Waits (at most 2 s) until the standalone `GET` stream of a new legacy session is
+    /// open, so that a server sending requests on it right after the handshake (servers do,
+    /// for requests not tied to a call) finds it there.
+    async fn listener_opened(&self) {
+        let opened = self.write_state().listener_opened.take();
+        if let Some(opened) = opened {
+            let bound = self.config.http.timeout.min(LISTENER_OPEN_WAIT);
+            let _ = tokio::time::timeout(bound, opened).await;
+        }
+    }
+
     /// Stores a new connection; `fresh` drops the cache (a new connection, not a renewed
     /// session). A legacy session gets a listener on its standalone `GET` stream.
     fn install(&self, mut conn: Connection, fresh: bool) -> ConnectionInfo {
@@ -389,8 +405,11 @@ impl Inner {
                 old.abort();
             }
             if conn.info.era == Era::Legacy && conn.info.session_id.is_some() {
-                let task = tokio::spawn(exchange::listen(self.me.clone(), Arc::clone(&conn)));
+                let (opened, listener_opened) = tokio::sync::oneshot::channel();
+                let task =
+                    tokio::spawn(exchange::listen(self.me.clone(), Arc::clone(&conn), opened));
                 state.listener = Some(task.abort_handle());
+                state.listener_opened = Some(listener_opened);
             }
             state.conn = Some(conn);
         }

@@ -2,6 +2,8 @@
 //! events (events named `message` or unnamed; empty data, comments and other event names
 //! are skipped).
 
+use std::time::Duration;
+
 use super::StreamError;
 
 /// Parses SSE bytes as they arrive.
@@ -13,6 +15,8 @@ pub(crate) struct SseParser {
     event: Option<String>,
     skip_lf: bool,
     max_event: usize,
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
 }
 
 impl SseParser {
@@ -25,7 +29,29 @@ impl SseParser {
             event: None,
             skip_lf: false,
             max_event,
+            last_event_id: None,
+            retry: None,
         }
+    }
+
+    /// A parser for the stream that resumes this one: a clean state, with the last event id
+    /// and the reconnection delay carried over.
+    pub(crate) fn resumed(&self) -> Self {
+        Self {
+            last_event_id: self.last_event_id.clone(),
+            retry: self.retry,
+            ..Self::new(self.max_event)
+        }
+    }
+
+    /// The last event id the server sent (`id:`), to resume after with `Last-Event-ID`.
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// The reconnection delay the server asked for (`retry:`), if any.
+    pub(crate) fn retry(&self) -> Option<Duration> {
+        self.retry
     }
 
     /// Feeds a chunk, pushing the data of each completed message event to `out`.
@@ -97,7 +123,14 @@ impl SseParser {
                 self.has_data = true;
             }
             "event" => self.event = Some(value.to_owned()),
-            _ => {} // `id`, `retry` and unknown fields
+            // An id with NUL is ignored, as the SSE specification says.
+            "id" if !value.contains('\0') => self.last_event_id = Some(value.to_owned()),
+            "retry" => {
+                if let Ok(ms) = value.parse::<u64>() {
+                    self.retry = Some(Duration::from_millis(ms));
+                }
+            }
+            _ => {} // unknown fields
         }
         Ok(())
     }
@@ -130,6 +163,22 @@ mod tests {
         );
         // An event left incomplete at the end of the stream is not dispatched.
         assert!(parse(&[b"data: {}\n"]).is_empty());
+    }
+
+    #[test]
+    fn remembers_the_last_event_id_and_the_retry_delay() {
+        let mut p = SseParser::new(1 << 20);
+        let mut out = Vec::new();
+        p.feed(
+            b"id: e-1\nretry: 500\ndata: \n\nid: e-2\nretry: soon\ndata: {}\n\nid: a\0b\n",
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(p.last_event_id(), Some("e-2"));
+        assert_eq!(p.retry(), Some(Duration::from_millis(500)));
+        let next = p.resumed();
+        assert_eq!(next.last_event_id(), Some("e-2"));
+        assert_eq!(next.retry(), Some(Duration::from_millis(500)));
     }
 
     #[test]

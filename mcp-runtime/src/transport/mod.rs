@@ -12,6 +12,7 @@ mod listener;
 mod service;
 mod session;
 mod shim;
+pub mod stdio;
 mod vhost;
 
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub use service::{McpService, metadata_router, router};
 #[cfg(feature = "oauth")]
 pub(crate) use session::ListenerOwner;
 pub(crate) use session::caller_identity;
+pub use stdio::StdioConfig;
 /// The token [`McpService::with_shutdown`] takes (tokio-util's, re-exported so you never
 /// have to match its version).
 pub use tokio_util::sync::CancellationToken;

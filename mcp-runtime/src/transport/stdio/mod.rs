@@ -30,7 +30,7 @@
 //!   cross-checked (the body is the only signal), and tools binding HTTP parts see an
 //!   empty request. OAuth-protected services cannot be served over stdio.
 
-mod frame;
+pub(crate) mod frame;
 mod link;
 mod output;
 

@@ -82,7 +82,7 @@ mod exchange;
 mod list;
 mod negotiate;
 mod sse;
-mod stdio;
+pub mod stdio;
 
 use std::sync::atomic::{AtomicI64, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};

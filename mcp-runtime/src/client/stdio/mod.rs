@@ -214,7 +214,7 @@ impl StreamableHttpClient {
     /// A client of the MCP server started by `command`, over its stdin/stdout. The process
     /// starts with the first exchange ([`connect`](Self::connect)); everything else — eras,
     /// the elicitation handler, the cache, [`ClientConfig::timeout`] per exchange — works
-    /// as over HTTP (HTTP-only settings are ignored). See [the module docs](self::stdio).
+    /// as over HTTP (HTTP-only settings are ignored). See [the module docs](crate::client::stdio).
     pub fn stdio(command: StdioCommand, config: ClientConfig) -> Result<Self, ClientError> {
         if command.max_line_bytes == 0 {
             return Err(ClientError::Config(

@@ -67,7 +67,7 @@ impl Drop for Process {
 enum Slot {
     /// Not started yet (or closed): the next exchange starts it.
     Idle,
-    Running(Process),
+    Running(Box<Process>),
     /// Crashed or stopped; see `StdioTransport::ended`.
     Down,
 }
@@ -178,7 +178,7 @@ impl StdioTransport {
     /// The running process, started if needed; `Err` when it is down.
     fn running<'a>(&self, slot: &'a mut Slot) -> Result<&'a mut Process, ClientError> {
         if let Slot::Idle = slot {
-            *slot = Slot::Running(self.spawn()?);
+            *slot = Slot::Running(Box::new(self.spawn()?));
         }
         match slot {
             Slot::Running(p) => Ok(p),

@@ -20,6 +20,7 @@ Every mode but `silent` and `exit` answers `initialize` (legacy era) and `tools/
     slow          sleeps arguments.ms, then answers "overlap" if another request arrived
                   meanwhile (the client did not wait its turn), else "slept"
     list-changed  sends notifications/tools/list_changed, then answers "ok"
+    huge          writes a 20 MiB line, then answers "ok"
     silent        never answers anything
     exit          exits with code 7 at once
 
@@ -89,6 +90,8 @@ def call(rid, params):
         ready, _, _ = select.select([sys.stdin], [], [], 0)
         text(rid, "overlap" if ready else "slept")
         return
+    if MODE == "huge":
+        raw('{"jsonrpc":"2.0","id":%s,"result":{"pad":"%s"}}' % (json.dumps(rid), "x" * (20 << 20)))
     if MODE == "list-changed":
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     text(rid, "ok")

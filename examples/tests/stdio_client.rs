@@ -273,6 +273,19 @@ async fn noise_on_stdout_is_skipped_and_server_pings_are_answered() {
 }
 
 #[tokio::test]
+async fn an_oversized_line_from_the_server_is_skipped_unread() {
+    let command = misbehave("huge").max_line_bytes(1 << 20);
+    let client = connect(
+        command,
+        config(ProtocolMode::Legacy, Duration::from_secs(20)),
+    )
+    .await;
+    // The 20 MiB line (a response to this very call) is dropped; the next line answers.
+    assert_eq!(call(&client, "poke", json!({})).await.unwrap(), "ok");
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_notification_flood_does_not_stall_a_call() {
     let client = connect(
         misbehave("flood"),

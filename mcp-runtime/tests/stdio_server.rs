@@ -436,6 +436,38 @@ async fn legacy_elicitation_is_a_real_request_matched_by_id() {
 }
 
 #[tokio::test]
+async fn an_elicitation_answered_with_an_error_or_not_at_all_fails_the_call() {
+    let server = mcp::Server::new(Svc)
+        .configure(|c| c.input_round_timeout(Duration::from_millis(300)))
+        .build()
+        .unwrap();
+    let mut p = start(server, StdioConfig::new(), 1 << 16);
+    p.initialize(json!({"elicitation":{}})).await;
+    p.send(tool_call(1, "confirm", json!({}))).await;
+    let ask = p.recv().await;
+    p.send(
+        json!({"jsonrpc":"2.0","id":ask["id"],"error":{"code":-32000,"message":"no user here"}}),
+    )
+    .await;
+    let r = p.recv().await;
+    assert_eq!(r["error"]["code"], -32603);
+    assert_eq!(
+        r["error"]["message"],
+        "The client answered elicitation/create with error -32000: no user here"
+    );
+    p.send(tool_call(2, "confirm", json!({}))).await;
+    assert_eq!(p.recv().await["method"], "elicitation/create");
+    // No answer: the round times out.
+    let r = p.recv().await;
+    assert_eq!(r["id"], 2);
+    assert_eq!(
+        r["error"]["message"],
+        "The client did not answer elicitation/create within 300 ms"
+    );
+    p.finish().await;
+}
+
+#[tokio::test]
 async fn an_elicitation_fails_when_the_input_ends() {
     let mut p = peer();
     p.initialize(json!({"elicitation":{}})).await;

@@ -159,8 +159,8 @@ impl ClientRequester for Link {
                     Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         format!(
-                            "The client did not answer {method} within {} s",
-                            timeout.as_secs()
+                            "The client did not answer {method} within {}",
+                            readable(timeout)
                         ),
                     ))
                 }
@@ -174,6 +174,15 @@ impl Link {
         if let Some(p) = lock(&self.pending).as_mut() {
             p.remove(id);
         }
+    }
+}
+
+/// `300 ms`, `5 s`.
+fn readable(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
     }
 }
 

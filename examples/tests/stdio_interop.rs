@@ -10,6 +10,7 @@
 mod interop_support;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use interop_support::{
     Events, LATEST_LEGACY, MODERN, PEER_TIMEOUT, Peer, interop_dir, node, python, python_dir, run,
@@ -144,4 +145,73 @@ async fn weather_under_the_python_stdio_client() {
         assert_era(&events, modern);
         assert_weather_steps(&events);
     }
+}
+
+/// Starts `example --stdio`, sends `initialize` and returns the first stdout line, then
+/// closes stdin and returns the exit status and stderr.
+async fn stdio_initialize(example: &str) -> (String, std::process::ExitStatus, String) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    let mut child = tokio::process::Command::new(example_binary(example))
+        .arg("--stdio")
+        .env("MCP_ADDR", "127.0.0.1:0")
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let mut stderr = child.stderr.take().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"smoke","version":"1"}}}"#;
+    // A server that refuses to start may be gone already: a failed write is fine.
+    let _ = stdin.write_all(format!("{init}\n").as_bytes()).await;
+    let mut line = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(30), stdout.read_line(&mut line)).await;
+    assert!(read.is_ok(), "{example}: no answer within 30 s");
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("{example}: did not exit within 10 s of stdin closing"))
+        .unwrap();
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).await.unwrap();
+    assert!(
+        rest.is_empty(),
+        "{example}: stray bytes on stdout: {rest:?}"
+    );
+    let mut err = String::new();
+    stderr.read_to_string(&mut err).await.unwrap();
+    (line, status, err)
+}
+
+#[tokio::test]
+async fn every_example_server_accepts_stdio() {
+    for (example, name) in [
+        ("weather", "weather"),
+        ("calculator", "calculator"),
+        ("echo", "echo"),
+        ("crypto", "crypto"),
+        ("shopping_cart", "shopping-cart"),
+        ("table_booking", "restaurant"),
+        ("calendar_connect", "calendar"),
+        ("conformance", "mcp-conformance"),
+    ] {
+        let (line, status, stderr) = stdio_initialize(example).await;
+        let answer: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("{example}: not JSON ({e}): {line:?}\n{stderr}"));
+        assert_eq!(answer["result"]["serverInfo"]["name"], name, "{example}");
+        assert!(status.success(), "{example}: {status}\n{stderr}");
+        assert!(
+            stderr.contains("serving MCP on stdin/stdout"),
+            "{example}: {stderr}"
+        );
+    }
+    // An OAuth-protected service cannot be served without credentials: a clear error,
+    // nothing on stdout.
+    let (line, status, stderr) = stdio_initialize("files").await;
+    assert!(line.is_empty(), "{line}");
+    assert!(!status.success());
+    assert!(stderr.contains("cannot be served over stdio"), "{stderr}");
 }

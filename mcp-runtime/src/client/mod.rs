@@ -1,4 +1,6 @@
-//! The Streamable HTTP MCP client: [`StreamableHttpClient`].
+//! The MCP client: [`StreamableHttpClient`], over Streamable HTTP, or over stdio to a server
+//! it starts as a child process ([`StreamableHttpClient::stdio`], [`connect_stdio`]; see
+//! [`stdio`]).
 //!
 //! The client negotiates the protocol era ([`ProtocolMode`]: auto, modern, legacy), keeps a
 //! legacy HTTP session across calls, caches `tools/list` pages by the server's hints,

@@ -4,7 +4,8 @@
 //!
 //! [`McpService`] is the endpoint as a path-agnostic tower service, [`metadata_router`]
 //! the OAuth metadata document at the host root, [`router`] both at one path, and
-//! [`HttpServer`] the listener that serves any app with connection limits.
+//! [`HttpServer`] the listener that serves any app with connection limits. The [`stdio`]
+//! transport serves the same server on stdin/stdout ([`Server::serve_stdio`](crate::Server::serve_stdio)).
 
 pub(crate) mod classify;
 mod gate;

@@ -58,6 +58,17 @@ impl Svc {
         }
     }
 
+    /// Counts calls in the legacy session (modern calls have none).
+    #[expect(deprecated)]
+    pub async fn count(&self, session: Option<mcp::HttpSession>) -> Result<i64, mcp::ToolError> {
+        let Some(session) = session else {
+            return Err(mcp::ToolError::new("no session"));
+        };
+        Ok(session
+            .update("n", |n: Option<i64>| n.unwrap_or(0) + 1)
+            .await?)
+    }
+
     /// A region that travels in a header over HTTP.
     pub fn region(&self, #[argument(header = "Region")] region: String) -> String {
         format!("region {region}")
@@ -172,7 +183,7 @@ async fn legacy_handshake_list_and_call() {
     let list = p
         .call(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))
         .await;
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 6);
     assert!(list["result"].get("resultType").is_none());
     let r = p.call(tool_call(2, "echo", json!({"text":"hi"}))).await;
     assert_eq!(
@@ -184,6 +195,27 @@ async fn legacy_handshake_list_and_call() {
         .await;
     assert_eq!(ping, json!({"jsonrpc":"2.0","id":"p","result":{}}));
     assert!(p.finish().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_legacy_connection_is_one_session() {
+    let server = server();
+    let store = server.session_store().unwrap().clone();
+    let mut p = start(server, StdioConfig::new(), 1 << 16);
+    p.initialize(json!({})).await;
+    for n in 1..=3 {
+        let r = p.call(tool_call(n, "count", json!({}))).await;
+        assert_eq!(r["result"]["content"][0]["text"], n.to_string(), "{r}");
+    }
+    assert_eq!(store.len().await.unwrap(), 1);
+    // A new initialize starts a new session.
+    p.initialize(json!({})).await;
+    let r = p.call(tool_call(9, "count", json!({}))).await;
+    assert_eq!(r["result"]["content"][0]["text"], "1");
+    assert_eq!(store.len().await.unwrap(), 1);
+    p.finish().await;
+    // The connection's session ends with it.
+    assert_eq!(store.len().await.unwrap(), 0);
 }
 
 #[tokio::test]

@@ -26,6 +26,9 @@
 //!   on the output, with ids `mcp-server-N`; the client's responses are matched by id, and
 //!   a response to nothing awaited is logged and dropped. `notifications/cancelled` stops
 //!   the request it names, which is then not answered.
+//! - **Sessions**: a legacy connection of a service with a session store is one session,
+//!   created by `initialize`, refreshed by each request and deleted when the connection
+//!   ends, so tools taking [`HttpSession`](crate::HttpSession) work over stdio too.
 //! - **Transport data**: there are no HTTP headers; `x-mcp-header` arguments are not
 //!   cross-checked (the body is the only signal), and tools binding HTTP parts see an
 //!   empty request. OAuth-protected services cannot be served over stdio.
@@ -50,6 +53,7 @@ use crate::protocol::{
     LEGACY_VERSIONS, Message, Notification, Request, RequestEnvelope, RequestId,
     negotiate_legacy_version, serves_modern_version,
 };
+use crate::session::{Owner, SessionInfo};
 use frame::{Frame, FrameReader, Source};
 use link::Link;
 use output::Sink;
@@ -244,6 +248,7 @@ async fn serve(
     // Every task holds a permit until its answer is queued (or it is stopped).
     let all = u32::try_from(config.max_in_flight).unwrap_or(u32::MAX);
     let _drained = permits.acquire_many(all).await;
+    conn.end_session().await;
     drop(conn);
     drop(link);
     finish.cancel();
@@ -270,6 +275,9 @@ struct LegacyState {
     version: Arc<str>,
     capabilities: Arc<ClientCapabilities>,
     client_info: Option<Arc<Implementation>>,
+    /// The connection's legacy session (services with a session store): one per
+    /// `initialize`, deleted when the connection ends.
+    session: Option<Arc<str>>,
 }
 
 impl LegacyState {
@@ -278,6 +286,7 @@ impl LegacyState {
             version: LEGACY_VERSIONS[0].into(),
             capabilities: Arc::default(),
             client_info: None,
+            session: None,
         }
     }
 }
@@ -446,8 +455,16 @@ impl Connection {
         let server = self.server.clone();
         let link = Arc::clone(&self.link);
         let id = request.id.clone();
+        let session = match &self.pin {
+            Pin::Legacy(state) if cx.era == Era::Legacy => state.session.clone(),
+            _ => None,
+        };
         self.link.register(id.clone(), move || {
             tokio::spawn(async move {
+                let mut cx = cx;
+                if let Some(session) = session {
+                    cx.session = open_session(&server, &session).await;
+                }
                 let era = cx.era;
                 let serve = async {
                     match era {
@@ -496,13 +513,78 @@ impl Connection {
         let cx = self.legacy_context(&LegacyState::before_initialize());
         let reply = self.server.handle_legacy(request, cx).await;
         if let (Reply::Ok(_), Some(params)) = (&reply, params) {
+            self.end_session().await;
+            let version = negotiate_legacy_version(&params.protocol_version);
+            let session = self
+                .create_session(version, serde_json::to_value(&params.capabilities))
+                .await;
             self.pin = Pin::Legacy(Arc::new(LegacyState {
-                version: negotiate_legacy_version(&params.protocol_version).into(),
+                version: version.into(),
                 capabilities: Arc::new(params.capabilities),
                 client_info: Some(Arc::new(params.client_info)),
+                session,
             }));
         }
         self.link.send_reply(&id, &reply).await;
+    }
+
+    async fn create_session(
+        &self,
+        version: &str,
+        capabilities: serde_json::Result<Value>,
+    ) -> Option<Arc<str>> {
+        let store = self.server.session_store()?;
+        let info = SessionInfo {
+            protocol_version: version.to_owned(),
+            client_capabilities: capabilities.unwrap_or(Value::Null),
+        };
+        let limits = self.server.session_limits();
+        match store.create(&Owner::Anonymous, info, &limits).await {
+            Ok(created) => {
+                for evicted in &created.evicted {
+                    self.server.streams().close(evicted);
+                }
+                tracing::debug!(session = %created.id, "stdio session created");
+                Some(created.id.into())
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot create the stdio connection's session");
+                None
+            }
+        }
+    }
+
+    /// Deletes the connection's session, if it has one.
+    async fn end_session(&mut self) {
+        let Pin::Legacy(state) = &self.pin else {
+            return;
+        };
+        let (Some(id), Some(store)) = (&state.session, self.server.session_store()) else {
+            return;
+        };
+        if let Err(e) = store.delete(id, &Owner::Anonymous).await {
+            tracing::warn!(error = %e, "cannot delete the stdio connection's session");
+        }
+    }
+}
+
+/// Opens the connection's session for one request (refreshing its idle timer); `None`
+/// when it expired or the store failed.
+async fn open_session(server: &Server, id: &str) -> Option<crate::session::HttpSession> {
+    let store = server.session_store()?;
+    match store
+        .open(id, &Owner::Anonymous, &server.session_limits())
+        .await
+    {
+        Ok(Some(_)) => server.session_handle(id),
+        Ok(None) => {
+            tracing::debug!(session = id, "the stdio session expired");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot open the stdio connection's session");
+            None
+        }
     }
 }
 

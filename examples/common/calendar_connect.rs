@@ -180,8 +180,13 @@ async fn connect_page(
 pub fn app(calendar: Calendar, addr: SocketAddr) -> Result<axum::Router, mcp::Error> {
     calendar.set_base_url(format!("http://{addr}"));
     let server = mcp::Server::builder(calendar.clone()).build()?;
-    Ok(axum::Router::new()
+    Ok(page_router(calendar).nest_service("/mcp", mcp::McpService::new(server)))
+}
+
+/// The connect page alone (`GET /connect`), for a calendar whose MCP is served elsewhere
+/// (over stdio).
+pub fn page_router(calendar: Calendar) -> axum::Router {
+    axum::Router::new()
         .route("/connect", get(connect_page))
         .with_state(calendar)
-        .nest_service("/mcp", mcp::McpService::new(server)))
 }

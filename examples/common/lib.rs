@@ -1,5 +1,6 @@
 //! Shared pieces of the example programs: the services themselves (so tests can serve them
-//! in-process) and [`serve`], which applies the conventions every example follows.
+//! in-process) and [`serve`], which applies the conventions every example follows (over
+//! HTTP, or over stdin/stdout when the program is started with `--stdio`).
 
 pub mod authz;
 pub mod bench;
@@ -21,10 +22,31 @@ use mcp::IntoServer;
 /// The address examples bind when `MCP_ADDR` is not set.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:9090";
 
+/// The command-line flag that serves MCP on stdin/stdout instead of HTTP.
+pub const STDIO_FLAG: &str = "--stdio";
+
+/// `true` when the program was started with `--stdio`.
+pub fn stdio_requested() -> bool {
+    std::env::args().skip(1).any(|a| a == STDIO_FLAG)
+}
+
+/// Serves `server` on stdin/stdout (logs on stderr, nothing but protocol lines on stdout)
+/// until stdin ends, stdout closes, or SIGINT/SIGTERM.
+pub async fn serve_stdio(server: mcp::Server) -> Result<(), mcp::Error> {
+    tracing::info!(server = %server.info().name, "serving MCP on stdin/stdout");
+    tokio::select! {
+        served = server.serve_stdio() => served?,
+        () = mcp::transport::shutdown_signal() => {}
+    }
+    tracing::info!("shut down");
+    Ok(())
+}
+
 /// Serves `service` at `/mcp` the way every example does: binds `MCP_ADDR` (default
 /// `127.0.0.1:9090`), logs through `tracing` to stderr (`RUST_LOG`), prints
 /// `listening http://<addr>/mcp` on stdout once it accepts connections, and returns cleanly
-/// on SIGINT or SIGTERM after draining in-flight requests.
+/// on SIGINT or SIGTERM after draining in-flight requests. With `--stdio` it serves MCP on
+/// stdin/stdout instead ([`serve_stdio`]) and binds nothing.
 pub async fn serve(service: impl IntoServer) -> Result<(), mcp::Error> {
     serve_with(|_| service).await
 }
@@ -36,6 +58,13 @@ pub async fn serve_with<S: IntoServer>(
 ) -> Result<(), mcp::Error> {
     init_tracing();
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
+    if stdio_requested() {
+        // Nothing is bound: the configuration sees the address HTTP would have used.
+        let local = addr
+            .parse()
+            .unwrap_or_else(|_| std::net::SocketAddr::from(([127, 0, 0, 1], 9090)));
+        return serve_stdio(make(local).into_server()?).await;
+    }
     let listener = mcp::HttpServer::bind(addr.as_str()).await?;
     let local = listener.local_addr()?;
     let server = make(local).into_server()?;

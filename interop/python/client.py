@@ -4,6 +4,10 @@ requirements.txt) over Streamable HTTP.
 
     python client.py <scenario> <url> [--mode auto|legacy|2026-07-28] [--script steps.json]
                                       [--timeout SECONDS]
+    python client.py <scenario> [options] --stdio <command> [args...]
+
+With --stdio (last: everything after it is the command line) the SDK launches the command
+and speaks MCP on its stdin/stdout (`StdioServerParameters`) instead of Streamable HTTP.
 
 Scenarios (SCENARIOS below; add new ones there):
     connect   connect and report the negotiated era and version
@@ -38,6 +42,7 @@ from typing import Any, Awaitable, Callable
 
 import anyio
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -173,7 +178,13 @@ def usage(message: str) -> None:
 async def main(args: argparse.Namespace) -> int:
     scenario = SCENARIOS[args.scenario]
     try:
-        client = Client(args.url, mode=args.mode, read_timeout_seconds=args.timeout)
+        if args.stdio:
+            server: Any = StdioServerParameters(command=args.stdio[0], args=args.stdio[1:])
+        elif args.url:
+            server = args.url
+        else:
+            usage("a <url> or --stdio <command> is required")
+        client = Client(server, mode=args.mode, read_timeout_seconds=args.timeout)
     except ValueError as e:
         usage(str(e))
     code = 1
@@ -203,8 +214,9 @@ async def main(args: argparse.Namespace) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    parser.add_argument("url")
+    parser.add_argument("url", nargs="?")
     parser.add_argument("--mode", default="auto")
     parser.add_argument("--script")
     parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--stdio", nargs=argparse.REMAINDER)
     sys.exit(anyio.run(main, parser.parse_args()))

@@ -151,7 +151,10 @@ impl Inner {
         self.request_with_auth(&wire, &call).await
     }
 
-    async fn negotiate(&self, options: ConnectOptions) -> Result<Connection, ClientError> {
+    pub(super) async fn negotiate(
+        &self,
+        options: ConnectOptions,
+    ) -> Result<Connection, ClientError> {
         let mode = self.config.protocol_mode;
         if mode == ProtocolMode::Legacy {
             return self.legacy_connect(options).await;

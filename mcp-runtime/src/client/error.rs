@@ -34,6 +34,9 @@ pub enum ClientError {
     /// A `text/event-stream` response was broken.
     #[error(transparent)]
     Stream(#[from] StreamError),
+    /// The server process of a stdio client could not start, or ended.
+    #[error(transparent)]
+    Process(#[from] super::ProcessError),
     /// The client configuration is invalid.
     #[error("invalid client configuration: {0}")]
     Config(String),
@@ -93,6 +96,7 @@ impl ClientError {
         match self {
             Self::Protocol(e) => e.code(),
             Self::Transport(_)
+            | Self::Process(_)
             | Self::ToolCall(_)
             | Self::Stream(_)
             | Self::Config(_)
@@ -108,6 +112,7 @@ impl ClientError {
             Self::Transport(e) => e.http_status(),
             Self::Protocol(e) => e.http_status(),
             Self::ToolCall(_)
+            | Self::Process(_)
             | Self::Stream(_)
             | Self::Config(_)
             | Self::NotConnected

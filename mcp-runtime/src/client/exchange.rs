@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::timeout_at;
 
 use super::auth::AuthChallenge;
-use super::elicitation::sanitize;
+use super::elicitation::{DynElicitationHandler, sanitize};
 use super::sse::SseParser;
 use super::{ClientError, Connection, Inner, ProtocolError, RpcError, StreamError, TransportError};
 use crate::protocol::{
@@ -86,17 +86,17 @@ pub(crate) struct Reply {
 
 /// A message read from the server, kept raw where order or bytes matter.
 #[derive(Deserialize)]
-struct Incoming {
+pub(crate) struct Incoming {
     #[serde(default)]
-    id: Option<Value>,
+    pub(crate) id: Option<Value>,
     #[serde(default)]
-    method: Option<String>,
+    pub(crate) method: Option<String>,
     #[serde(default)]
-    params: Option<Value>,
+    pub(crate) params: Option<Value>,
     #[serde(default)]
-    result: Option<Box<RawValue>>,
+    pub(crate) result: Option<Box<RawValue>>,
     #[serde(default)]
-    error: Option<Value>,
+    pub(crate) error: Option<Value>,
 }
 
 enum Handled {
@@ -109,7 +109,7 @@ enum Handled {
     Ignored,
 }
 
-fn id_matches(id: &Value, expected: &RequestId) -> bool {
+pub(crate) fn id_matches(id: &Value, expected: &RequestId) -> bool {
     match (id, expected) {
         (Value::Number(n), RequestId::Number(e)) => n.as_i64() == Some(*e),
         (Value::String(s), RequestId::String(e)) => s == e,
@@ -117,7 +117,7 @@ fn id_matches(id: &Value, expected: &RequestId) -> bool {
     }
 }
 
-fn rpc_error(error: Value, http_status: Option<u16>) -> ClientError {
+pub(crate) fn rpc_error(error: Value, http_status: Option<u16>) -> ClientError {
     match serde_json::from_value::<ErrorObject>(error) {
         Ok(e) => RpcError {
             code: e.code,
@@ -241,7 +241,12 @@ impl Inner {
     }
 
     /// The body of a request: params with the modern envelope merged into `_meta`.
-    fn body(wire: &Wire<'_>, id: &RequestId, method: &str, params: &JsonObject) -> Value {
+    pub(crate) fn body(
+        wire: &Wire<'_>,
+        id: &RequestId,
+        method: &str,
+        params: &JsonObject,
+    ) -> Value {
         let mut params = params.clone();
         if let Wire::Modern {
             version,
@@ -281,6 +286,13 @@ impl Inner {
     ) -> Result<Reply, ClientError> {
         let id = call.id.clone().unwrap_or_else(|| self.next_id());
         let body = Self::body(wire, &id, call.method, &call.params);
+        if let Some(stdio) = &self.stdio {
+            let result = stdio.exchange(body, &id, self.config.http.timeout).await?;
+            return Ok(Reply {
+                result,
+                session_id: None,
+            });
+        }
         let mut headers = self.headers(wire, token, &call.headers);
         if let (Wire::Modern { .. }, Ok(m)) = (wire, HeaderValue::from_str(call.method)) {
             headers.insert(MCP_METHOD, m);
@@ -466,6 +478,9 @@ impl Inner {
         token: Option<&str>,
         body: Value,
     ) -> Result<(), ClientError> {
+        if let Some(stdio) = &self.stdio {
+            return stdio.notify(body, self.config.http.timeout).await;
+        }
         let headers = self.headers(wire, token, &HeaderMap::new());
         let timeout = self.config.http.timeout;
         let deadline = tokio::time::Instant::now() + timeout;
@@ -516,42 +531,8 @@ impl Inner {
         method: &str,
         params: Option<Value>,
     ) -> Result<(), ClientError> {
-        let mut failure = None;
-        let outcome: Result<Value, ErrorObject> = match method {
-            "ping" => Ok(json!({})),
-            ELICITATION_CREATE => match &self.config.elicitation_handler {
-                None => Err(ErrorObject::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    "Method not found: this client has no elicitation handler",
-                )),
-                Some(handler) => {
-                    match serde_json::from_value::<ElicitRequestParams>(
-                        params.unwrap_or(Value::Null),
-                    ) {
-                        Err(e) => Err(ErrorObject::new(
-                            ErrorCode::INVALID_PARAMS,
-                            format!("invalid elicitation/create params: {e}"),
-                        )),
-                        Ok(params) => {
-                            let request = ElicitRequest { params };
-                            match handler.dyn_elicit(request.clone()).await {
-                                Ok(result) => Ok(json!(sanitize(&request, result))),
-                                Err(e) => {
-                                    let answer =
-                                        ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string());
-                                    failure = Some(e);
-                                    Err(answer)
-                                }
-                            }
-                        }
-                    }
-                }
-            },
-            _ => Err(ErrorObject::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("Method not found: {method}"),
-            )),
-        };
+        let handler = self.config.elicitation_handler.as_ref();
+        let (outcome, failure) = server_request_outcome(handler, method, params).await;
         let body = match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
@@ -624,6 +605,50 @@ impl Inner {
         }
         Ok(out)
     }
+}
+
+/// The answer to a server→client request (`ping`, `elicitation/create` through the
+/// handler, `-32601` for anything else), and the handler's failure, if any, for the caller.
+pub(crate) async fn server_request_outcome(
+    handler: Option<&Arc<dyn DynElicitationHandler>>,
+    method: &str,
+    params: Option<Value>,
+) -> (Result<Value, ErrorObject>, Option<ClientError>) {
+    let mut failure = None;
+    let outcome: Result<Value, ErrorObject> = match method {
+        "ping" => Ok(json!({})),
+        ELICITATION_CREATE => match handler {
+            None => Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: this client has no elicitation handler",
+            )),
+            Some(handler) => {
+                match serde_json::from_value::<ElicitRequestParams>(params.unwrap_or(Value::Null)) {
+                    Err(e) => Err(ErrorObject::new(
+                        ErrorCode::INVALID_PARAMS,
+                        format!("invalid elicitation/create params: {e}"),
+                    )),
+                    Ok(params) => {
+                        let request = ElicitRequest { params };
+                        match handler.dyn_elicit(request.clone()).await {
+                            Ok(result) => Ok(json!(sanitize(&request, result))),
+                            Err(e) => {
+                                let answer =
+                                    ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string());
+                                failure = Some(e);
+                                Err(answer)
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        _ => Err(ErrorObject::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )),
+    };
+    (outcome, failure)
 }
 
 /// Reads the standalone `GET` stream of a legacy session and answers the server→client

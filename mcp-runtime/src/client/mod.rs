@@ -1,4 +1,6 @@
-//! The Streamable HTTP MCP client: [`StreamableHttpClient`].
+//! The MCP client: [`StreamableHttpClient`], over Streamable HTTP, or over stdio to a server
+//! it starts as a child process ([`StreamableHttpClient::stdio`], [`connect_stdio`]; see
+//! [`stdio`]).
 //!
 //! The client negotiates the protocol era ([`ProtocolMode`]: auto, modern, legacy), keeps a
 //! legacy HTTP session across calls, caches `tools/list` pages by the server's hints,
@@ -83,6 +85,7 @@ mod list;
 pub mod llm;
 mod negotiate;
 mod sse;
+pub mod stdio;
 
 use std::sync::atomic::{AtomicI64, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
@@ -102,6 +105,7 @@ pub use elicitation::ElicitationHandler;
 pub use error::{
     BoxError, ClientError, ProtocolError, RpcError, StreamError, ToolCallError, TransportError,
 };
+pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
 
 use cache::ToolCache;
 use exchange::{Call, Reply, Wire};
@@ -212,6 +216,8 @@ pub(crate) struct Inner {
     probe_seq: AtomicU64,
     /// The client itself, for the listener task (which must not keep it alive).
     me: std::sync::Weak<Inner>,
+    /// The child process of a stdio client (`None`: Streamable HTTP).
+    stdio: Option<Arc<stdio::StdioTransport>>,
 }
 
 /// A Streamable HTTP MCP client for both protocol eras.
@@ -315,6 +321,7 @@ impl StreamableHttpClient {
                 next_id: AtomicI64::new(0),
                 probe_seq: AtomicU64::new(0),
                 me: me.clone(),
+                stdio: None,
             }),
         })
     }
@@ -347,6 +354,10 @@ impl StreamableHttpClient {
             state.conn.take()
         };
         self.inner.lock_cache().clear();
+        if let Some(stdio) = &self.inner.stdio {
+            stdio.shutdown().await;
+            return Ok(());
+        }
         if let Some(conn) = conn
             && conn.info.era == Era::Legacy
             && conn.info.session_id.is_some()
@@ -440,6 +451,11 @@ impl Inner {
     /// A request on the connection, renewing an expired legacy session once.
     async fn request(&self, conn: &Arc<Connection>, call: &Call) -> Result<Reply, ClientError> {
         let mut conn = Arc::clone(conn);
+        if let Some(stdio) = &self.stdio
+            && stdio.needs_respawn()
+        {
+            conn = self.respawn(conn.generation).await?;
+        }
         let mut renewed = false;
         loop {
             let result = self.request_with_auth(&conn.wire(), call).await;

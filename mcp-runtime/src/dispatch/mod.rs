@@ -384,7 +384,13 @@ impl Server {
             Ok(d) => d,
             Err(r) => return r,
         };
-        if let Some(decls) = decls {
+        // Over stdio the body is the only signal: there are no headers to cross-check.
+        let stdio = cx
+            .parts
+            .extensions
+            .get::<crate::transport::stdio::StdioRequest>()
+            .is_some();
+        if let Some(decls) = decls.filter(|_| !stdio) {
             let lookup = |name: &str| cx.parts.headers.get(name).map(|v| v.as_bytes());
             if let Err(m) = headers::check_params(&decls, params.arguments.as_ref(), lookup) {
                 return header_mismatch(&m.header, &m.problem);

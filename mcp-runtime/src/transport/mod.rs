@@ -4,7 +4,8 @@
 //!
 //! [`McpService`] is the endpoint as a path-agnostic tower service, [`metadata_router`]
 //! the OAuth metadata document at the host root, [`router`] both at one path, and
-//! [`HttpServer`] the listener that serves any app with connection limits.
+//! [`HttpServer`] the listener that serves any app with connection limits. The [`stdio`]
+//! transport serves the same server on stdin/stdout ([`Server::serve_stdio`](crate::Server::serve_stdio)).
 
 pub(crate) mod classify;
 mod gate;
@@ -12,6 +13,7 @@ mod listener;
 mod service;
 mod session;
 mod shim;
+pub mod stdio;
 mod vhost;
 
 use std::sync::Arc;
@@ -32,6 +34,7 @@ pub use service::{McpService, metadata_router, router};
 #[cfg(feature = "oauth")]
 pub(crate) use session::ListenerOwner;
 pub(crate) use session::caller_identity;
+pub use stdio::StdioConfig;
 /// The token [`McpService::with_shutdown`] takes (tokio-util's, re-exported so you never
 /// have to match its version).
 pub use tokio_util::sync::CancellationToken;

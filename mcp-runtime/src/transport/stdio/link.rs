@@ -1,0 +1,194 @@
+//! What the tasks of one stdio connection share: the output queue, the server→client
+//! requests awaiting an answer (the [`ClientRequester`] of legacy calls), and the requests
+//! in flight (so `notifications/cancelled` can stop one).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use crate::dispatch::{BoxFuture, ClientRequester, Reply};
+use crate::protocol::{
+    ErrorCode, ErrorObject, JsonRpcError, JsonRpcResponse, RequestId, ResponseId,
+};
+
+/// A client's answer to a server→client request.
+type Answer = Result<Value, ErrorObject>;
+
+/// The shared state of one connection.
+pub(crate) struct Link {
+    out: mpsc::Sender<Vec<u8>>,
+    /// `None` once the input ended: no answer can come any more.
+    pending: Mutex<Option<HashMap<String, oneshot::Sender<Answer>>>>,
+    next_id: AtomicU64,
+    in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Link {
+    pub(crate) fn new(out: mpsc::Sender<Vec<u8>>) -> Self {
+        Self {
+            out,
+            pending: Mutex::new(Some(HashMap::new())),
+            next_id: AtomicU64::new(0),
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Queues one line (a newline is added). `false` when the output is gone.
+    pub(crate) async fn send_line(&self, mut line: Vec<u8>) -> bool {
+        line.push(b'\n');
+        self.out.send(line).await.is_ok()
+    }
+
+    /// Queues the response to request `id`.
+    pub(crate) async fn send_reply(&self, id: &RequestId, reply: &Reply) -> bool {
+        let mut line = Vec::with_capacity(256);
+        crate::transport::write_reply(&mut line, id, reply);
+        self.send_line(line).await
+    }
+
+    /// Queues an error response.
+    pub(crate) async fn send_error(&self, id: ResponseId, error: ErrorObject) -> bool {
+        match serde_json::to_vec(&JsonRpcError::new(id, error)) {
+            Ok(line) => self.send_line(line).await,
+            Err(e) => {
+                tracing::error!(error = %e, "failed to serialize an error response");
+                true
+            }
+        }
+    }
+
+    /// Routes a client's response to the server→client request it answers; a response to
+    /// nothing awaited is logged and dropped.
+    pub(crate) fn deliver(&self, response: JsonRpcResponse) {
+        let key = match &response.id {
+            RequestId::String(s) => s.clone(),
+            RequestId::Number(n) => n.to_string(),
+        };
+        let waiter = lock(&self.pending).as_mut().and_then(|p| p.remove(&key));
+        match waiter {
+            Some(w) => {
+                let _ = w.send(response.outcome);
+            }
+            None => {
+                tracing::debug!(id = %response.id, "a client answered a request nothing awaits")
+            }
+        }
+    }
+
+    /// The input ended: every server→client request fails now, and later ones at once.
+    pub(crate) fn close_input(&self) {
+        lock(&self.pending).take();
+    }
+
+    /// Runs `spawn` (which starts the task serving request `id`) with the in-flight table
+    /// locked, so the task cannot finish before it is registered.
+    pub(crate) fn register(&self, id: RequestId, spawn: impl FnOnce() -> AbortHandle) {
+        let mut table = lock(&self.in_flight);
+        let handle = spawn();
+        table.insert(id, handle);
+    }
+
+    /// Forgets a finished request.
+    pub(crate) fn finished(&self, id: &RequestId) {
+        lock(&self.in_flight).remove(id);
+    }
+
+    /// Stops the request `id` (`notifications/cancelled`): it is not answered.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        match lock(&self.in_flight).remove(id) {
+            Some(h) => {
+                h.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stops every request in flight (the output is gone: no answer can be delivered).
+    pub(crate) fn abort_all(&self) {
+        for (_, h) in lock(&self.in_flight).drain() {
+            h.abort();
+        }
+    }
+}
+
+impl ClientRequester for Link {
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let id = format!("mcp-server-{n}");
+            let (tx, rx) = oneshot::channel();
+            match lock(&self.pending).as_mut() {
+                Some(p) => p.insert(id.clone(), tx),
+                None => return Err(ended()),
+            };
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            if !self.send_line(message.to_string().into_bytes()).await {
+                self.forget(&id);
+                return Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "The client closed the connection",
+                ));
+            }
+            match tokio::time::timeout(timeout, rx).await {
+                Ok(Ok(Ok(result))) => Ok(result),
+                Ok(Ok(Err(error))) => Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "The client answered {method} with error {}: {}",
+                        error.code, error.message
+                    ),
+                )),
+                Ok(Err(_)) => Err(ended()),
+                Err(_) => {
+                    self.forget(&id);
+                    Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "The client did not answer {method} within {}",
+                            readable(timeout)
+                        ),
+                    ))
+                }
+            }
+        })
+    }
+}
+
+impl Link {
+    fn forget(&self, id: &str) {
+        if let Some(p) = lock(&self.pending).as_mut() {
+            p.remove(id);
+        }
+    }
+}
+
+/// `300 ms`, `5 s`.
+fn readable(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
+fn ended() -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        "The client closed its input while the server waited for its answer",
+    )
+}

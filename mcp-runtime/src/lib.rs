@@ -25,6 +25,7 @@ pub use dispatch::{
     ProtocolMode, Reply, RequestContext, RequestMeta, Server, ServerBuilder, ServiceConfig,
     ServiceHandler, ServiceKind, SessionMode, ToolError,
 };
+pub use dispatch::{Features, UriTemplate, UriTemplateError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
@@ -42,6 +43,12 @@ pub use mcp_derive::service;
 pub use protocol::{
     CacheScope, CallToolParams, CallToolResponse, CallToolResult, Content, Implementation,
     InputRequiredResult, ListToolsResult, Tool, ToolAnnotations,
+};
+pub use protocol::{
+    CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt, PromptArgument,
+    PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role,
 };
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};

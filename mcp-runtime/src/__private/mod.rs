@@ -7,12 +7,14 @@
 //! `&&Probe<T>` for the concrete `T` the user wrote, resolved by the compiler (autoref
 //! specialization), so aliases and re-exports are judged by the type they name.
 
+pub mod features;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod kinds;
 pub mod output;
 pub mod tools;
 
+pub use features::*;
 pub use kinds::*;
 pub use output::*;
 pub use tools::*;

@@ -537,7 +537,6 @@ impl GetPromptResult {
 pub enum Reference {
     /// `ref/prompt`: an argument of prompt `name`.
     #[serde(rename = "ref/prompt")]
-    #[non_exhaustive]
     Prompt {
         /// The prompt name.
         name: String,
@@ -545,7 +544,6 @@ pub enum Reference {
     /// `ref/resource`: a variable of the template `uri` (the template string, not an
     /// expanded URI).
     #[serde(rename = "ref/resource")]
-    #[non_exhaustive]
     Resource {
         /// The URI template.
         uri: String,

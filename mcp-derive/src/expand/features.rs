@@ -178,25 +178,21 @@ pub fn handler_methods(svc: &ServiceDef) -> TokenStream {
         return TokenStream::new();
     }
     let k = &svc.krate;
+    let out_ty = |m: &MethodDef| match &m.output {
+        Some(t) => quote!(#t),
+        None => quote!(()),
+    };
     let read_arms = svc.resources.iter().enumerate().map(|(i, r)| {
-        arm(
-            svc,
-            'r',
-            i,
-            &r.method,
-            TokenStream::new(),
-            quote!(#k::__private::read_result(__mcp_out, &params.uri, __mcp_mime)),
-        )
+        let ty = out_ty(&r.method);
+        let convert = quote! {
+            (&&#k::__private::Probe::<#ty>::NEW).read_tag().convert(__mcp_out, &params.uri, __mcp_mime)
+        };
+        arm(svc, 'r', i, &r.method, TokenStream::new(), convert)
     });
     let prompt_arms = svc.prompts.iter().enumerate().map(|(i, p)| {
-        arm(
-            svc,
-            'p',
-            i,
-            &p.method,
-            TokenStream::new(),
-            quote!(#k::__private::prompt_result(__mcp_out)),
-        )
+        let ty = out_ty(&p.method);
+        let convert = quote!((&&#k::__private::Probe::<#ty>::NEW).prompt_tag().convert(__mcp_out));
+        arm(svc, 'p', i, &p.method, TokenStream::new(), convert)
     });
     let complete_arms = svc.completers.iter().enumerate().map(|(i, c)| {
         let names = c.method.params.iter().enumerate().map(|(j, p)| {
@@ -212,22 +208,18 @@ pub fn handler_methods(svc: &ServiceDef) -> TokenStream {
             #[allow(unused_mut, unused_variables)]
             let mut __mcp_call = #k::__private::completer_call(&params, &[#(#names),*], request);
         };
-        arm(
-            svc,
-            'c',
-            i,
-            &c.method,
-            pre,
-            quote!(#k::__private::completion_result(__mcp_out)),
-        )
+        let ty = out_ty(&c.method);
+        let convert =
+            quote!((&&#k::__private::Probe::<#ty>::NEW).completion_tag().convert(__mcp_out));
+        arm(svc, 'c', i, &c.method, pre, convert)
     });
-    let ty = |t: TokenStream| quote!(#k::BoxFuture<'__mcp_a, ::core::result::Result<#t, #k::ServerError>>);
-    let list_res = ty(quote!(#k::ListResourcesResult));
-    let list_tpl = ty(quote!(#k::ListResourceTemplatesResult));
-    let list_pr = ty(quote!(#k::ListPromptsResult));
-    let read = ty(quote!(#k::ReadResourceResult));
-    let get = ty(quote!(#k::GetPromptResult));
-    let complete = ty(quote!(#k::CompleteResult));
+    let fut = |t: TokenStream| quote!(#k::BoxFuture<'__mcp_a, ::core::result::Result<#t, #k::ServerError>>);
+    let list_res = fut(quote!(#k::ListResourcesResult));
+    let list_tpl = fut(quote!(#k::ListResourceTemplatesResult));
+    let list_pr = fut(quote!(#k::ListPromptsResult));
+    let read = fut(quote!(#k::ReadResourceResult));
+    let get = fut(quote!(#k::GetPromptResult));
+    let complete = fut(quote!(#k::CompleteResult));
     quote! {
         fn features(&self) -> #k::Features {
             __mcp_catalog().features()

@@ -3,9 +3,12 @@
 //! `completion/complete`, and the conversions of the methods' return values, whose trait
 //! bounds carry the return-type diagnostics (MCP_308 … MCP_310).
 
+use std::marker::PhantomData;
+
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+use super::Probe;
 use super::tools::{CallArgs, Subject};
 use crate::dispatch::{Features, RequestContext, UriTemplate, UriTemplateError};
 use crate::error::{BoxError, ServerError};
@@ -552,24 +555,62 @@ pub fn no_completion() -> Result<CompleteResult, ServerError> {
     Ok(CompleteResult::new(Completion::empty()))
 }
 
-/// Converts a resource method's value.
-pub fn read_result<T: IntoReadResult>(
-    value: T,
-    uri: &str,
-    mime: Option<&str>,
-) -> Result<ReadResourceResult, ServerError> {
-    value.into_read_result(uri, mime)
+macro_rules! conversion_probe {
+    ($trait_:ident, $probe:ident, $fallback:ident, $ok:ident, $bad:ident, $method:ident,
+     ($($arg:ident: $argty:ty),*) -> $out:ty, $call:ident) => {
+        /// The conversion of a type that has it.
+        pub struct $ok<T>(PhantomData<fn(T)>);
+        /// A type without the conversion: its check function reports the diagnostic, and
+        /// the handler (never run, since the crate does not compile) stays error-free.
+        pub struct $bad<T>(PhantomData<fn(T)>);
+        /// Probe level 1: types with the conversion.
+        pub trait $probe {
+            /// The tag.
+            type Tag;
+            /// The tag of this type.
+            fn $method(self) -> Self::Tag;
+        }
+        /// Probe level 2: anything else.
+        pub trait $fallback {
+            /// The tag.
+            type Tag;
+            /// The tag of this type.
+            fn $method(self) -> Self::Tag;
+        }
+        impl<T: $trait_> $probe for &&Probe<T> {
+            type Tag = $ok<T>;
+            fn $method(self) -> $ok<T> {
+                $ok(PhantomData)
+            }
+        }
+        impl<T> $fallback for &Probe<T> {
+            type Tag = $bad<T>;
+            fn $method(self) -> $bad<T> {
+                $bad(PhantomData)
+            }
+        }
+        impl<T: $trait_> $ok<T> {
+            /// Converts the method's value.
+            pub fn convert(&self, value: T, $($arg: $argty),*) -> Result<$out, ServerError> {
+                value.$call($($arg),*)
+            }
+        }
+        impl<T> $bad<T> {
+            /// Never reached: the check function rejects the type.
+            pub fn convert(&self, value: T, $($arg: $argty),*) -> Result<$out, ServerError> {
+                let _ = (value, $($arg),*);
+                Err(ServerError::client_message("Internal error"))
+            }
+        }
+    };
 }
 
-/// Converts a prompt method's value.
-pub fn prompt_result<T: IntoPromptResult>(value: T) -> Result<GetPromptResult, ServerError> {
-    value.into_prompt_result()
-}
-
-/// Converts a completer's value.
-pub fn completion_result<T: IntoCompletion>(value: T) -> Result<CompleteResult, ServerError> {
-    value.into_completion()
-}
+conversion_probe!(IntoReadResult, ReadableProbe, UnreadableProbe, Readable, Unreadable, read_tag,
+    (uri: &str, mime: Option<&str>) -> ReadResourceResult, into_read_result);
+conversion_probe!(IntoPromptResult, PromptProbe, NoPromptProbe, PromptOutput, NoPromptOutput, prompt_tag,
+    () -> GetPromptResult, into_prompt_result);
+conversion_probe!(IntoCompletion, CompletionProbe, NoCompletionProbe, CompletionOutput, NoCompletionOutput, completion_tag,
+    () -> CompleteResult, into_completion);
 
 /// MCP_308 check (a never-called function's bound).
 pub fn assert_readable<T: IntoReadResult>() {}

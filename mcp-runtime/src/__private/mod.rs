@@ -43,6 +43,10 @@ impl<T: ?Sized> Copy for Probe<T> {}
 
 /// The probe traits, imported anonymously by generated code so their methods resolve.
 pub mod prelude {
+    pub use super::features::{
+        CompletionProbe as _, NoCompletionProbe as _, NoPromptProbe as _, PromptProbe as _,
+        ReadableProbe as _, UnreadableProbe as _,
+    };
     pub use super::kinds::{ArgumentParam as _, RuntimeParam as _};
     pub use super::output::{
         GenericFailure as _, GenericSplit as _, GenericValue as _, NoOutputSchema as _,

@@ -12,6 +12,7 @@ pub mod crypto;
 pub mod echo;
 pub mod files;
 pub mod loadgen;
+pub mod notes;
 pub mod shopping_cart;
 pub mod table_booking;
 pub mod weather;

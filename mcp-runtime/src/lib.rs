@@ -36,8 +36,9 @@ pub use error::{BoxError, Error, InsufficientScopeError, ResultExt, ServerError}
 /// and the serde attributes it follows: [`attributes::form`].
 pub use mcp_derive::Form;
 /// Turns an inherent `impl` block into an MCP service: every `pub` method taking `&self` is a
-/// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`], on parameters
-/// [`attributes::argument`] and [`attributes::header`]; the compile-time rules:
+/// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`],
+/// [`attributes::resource`], [`attributes::prompt`] and [`attributes::complete`], on
+/// parameters [`attributes::argument`] and [`attributes::header`]; the compile-time rules:
 /// [`diagnostics`].
 pub use mcp_derive::service;
 pub use protocol::{

@@ -457,3 +457,194 @@ async fn tools_are_unaffected() {
         .await;
     assert_eq!(r.result()["content"][0]["text"], "3");
 }
+
+/// An advanced service declaring subscriptions and prompts, defining only the prompt list.
+struct Hooks;
+
+impl mcp::AdvancedService for Hooks {
+    fn features(&self) -> mcp::Features {
+        mcp::Features::none()
+            .with_resource_subscriptions()
+            .with_prompts()
+    }
+
+    async fn on_list_tools(
+        &self,
+        _cursor: Option<String>,
+        _request: &mcp::RequestContext,
+    ) -> Result<mcp::ListToolsResult, ServerError> {
+        Ok(mcp::ListToolsResult::new(Vec::new()))
+    }
+
+    async fn on_call_tool(
+        &self,
+        params: mcp::CallToolParams,
+        _request: &mcp::RequestContext,
+    ) -> Result<mcp::CallToolResponse, ServerError> {
+        Err(ServerError::invalid_params(format!(
+            "Unknown tool: {}",
+            params.name
+        )))
+    }
+
+    async fn on_list_prompts(
+        &self,
+        _cursor: Option<String>,
+        _request: &mcp::RequestContext,
+    ) -> Result<mcp::ListPromptsResult, ServerError> {
+        Ok(mcp::ListPromptsResult::new(vec![mcp::Prompt::new("p")])
+            .with_cache_hint(5000, mcp::CacheScope::Public))
+    }
+}
+
+fn legacy_in_session(
+    c: &TestClient,
+    session: &str,
+    method: &str,
+    params: Value,
+) -> http::Request<axum::body::Body> {
+    let _ = c;
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    http::Request::post(mcp::testing::PATH)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", session)
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("a request")
+}
+
+#[tokio::test]
+async fn advanced_hooks_and_subscriptions() {
+    let server = mcp::Server::advanced(Hooks, mcp::ServiceConfig::new("hooks", "1.0.0"))
+        .build()
+        .expect("valid");
+    let store = server.session_store().cloned().expect("sessions");
+    let c = TestClient::new(server);
+    let init = c.legacy("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})).await;
+    assert_eq!(
+        init.result()["capabilities"]["resources"],
+        json!({"subscribe": true, "listChanged": false})
+    );
+    assert_eq!(
+        init.result()["capabilities"]["prompts"],
+        json!({"listChanged": false})
+    );
+    assert!(init.result()["capabilities"].get("completions").is_none());
+    let session = init.headers["mcp-session-id"]
+        .to_str()
+        .expect("a session id")
+        .to_owned();
+
+    // The declared hook answers, with its own cache hint on the modern era; the others are
+    // -32601 (404 modern), resources included although the feature is declared.
+    let listed = c.modern("prompts/list", json!({})).await;
+    assert_eq!(
+        (
+            listed.result()["ttlMs"].clone(),
+            listed.result()["cacheScope"].clone()
+        ),
+        (json!(5000), json!("public"))
+    );
+    assert_eq!(
+        c.legacy("prompts/list", json!({})).await.result(),
+        &json!({"prompts": [{"name": "p"}]})
+    );
+    let get = c.modern("prompts/get", json!({"name": "p"})).await;
+    assert_eq!((get.status.as_u16(), get.error_code()), (404, Some(-32601)));
+    let read = c.legacy("resources/read", json!({"uri": "x://y"})).await;
+    assert_eq!(
+        (read.status.as_u16(), read.error_code()),
+        (200, Some(-32601))
+    );
+
+    // Subscriptions are recorded per session, once per URI, and removed.
+    for uri in ["test://a", "test://b", "test://a"] {
+        let r = c
+            .send(legacy_in_session(
+                &c,
+                &session,
+                "resources/subscribe",
+                json!({"uri": uri}),
+            ))
+            .await;
+        assert_eq!(r.result(), &json!({}));
+    }
+    let stored = store
+        .get(&session, mcp::dispatch::SUBSCRIPTIONS_KEY)
+        .await
+        .expect("the store answers");
+    assert_eq!(stored, Some(json!(["test://a", "test://b"])));
+    let r = c
+        .send(legacy_in_session(
+            &c,
+            &session,
+            "resources/unsubscribe",
+            json!({"uri": "test://a"}),
+        ))
+        .await;
+    assert_eq!(r.result(), &json!({}));
+    let stored = store
+        .get(&session, mcp::dispatch::SUBSCRIPTIONS_KEY)
+        .await
+        .expect("the store answers");
+    assert_eq!(stored, Some(json!(["test://b"])));
+    // Stateless legacy: `{}` without effect. Modern: no such method.
+    assert_eq!(
+        c.legacy("resources/subscribe", json!({"uri": "test://c"}))
+            .await
+            .result(),
+        &json!({})
+    );
+    let modern = c
+        .modern("resources/subscribe", json!({"uri": "test://c"}))
+        .await;
+    assert_eq!(
+        (modern.status.as_u16(), modern.error_code()),
+        (404, Some(-32601))
+    );
+    // Limits: URI length, subscription count, params.
+    let long = format!(
+        "test://{}",
+        "x".repeat(mcp::dispatch::MAX_SUBSCRIPTION_URI_BYTES)
+    );
+    let r = c
+        .send(legacy_in_session(
+            &c,
+            &session,
+            "resources/subscribe",
+            json!({"uri": long}),
+        ))
+        .await;
+    assert_eq!(r.error_code(), Some(-32602));
+    let r = c
+        .send(legacy_in_session(
+            &c,
+            &session,
+            "resources/subscribe",
+            json!({}),
+        ))
+        .await;
+    assert_eq!(r.error_code(), Some(-32602));
+    for i in 1..mcp::dispatch::MAX_SUBSCRIPTIONS {
+        let r = c
+            .send(legacy_in_session(
+                &c,
+                &session,
+                "resources/subscribe",
+                json!({"uri": format!("test://n{i}")}),
+            ))
+            .await;
+        assert_eq!(r.result(), &json!({}), "subscription {i}");
+    }
+    let r = c
+        .send(legacy_in_session(
+            &c,
+            &session,
+            "resources/subscribe",
+            json!({"uri": "test://one-too-many"}),
+        ))
+        .await;
+    assert_eq!(r.error_code(), Some(-32602));
+    assert!(r.raw.contains("at most 1000"), "{}", r.raw);
+}

@@ -38,7 +38,9 @@ pub use elicit::{
     __form_field, Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema,
     ToolOutput, elicit_form, elicit_url, form_of,
 };
-pub use features::{Features, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions};
+pub use features::{
+    Features, MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions,
+};
 pub use params::{AuthContext, Context, RequestMeta};
 pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;

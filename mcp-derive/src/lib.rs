@@ -13,7 +13,8 @@ mod validate;
 use proc_macro::TokenStream;
 
 /// Turns an impl block into an MCP service. Every key of `#[mcp::service]`, `#[tool]`,
-/// `#[argument]` and `#[header]` is documented in the `mcp` crate's `mcp::attributes` module.
+/// `#[resource]`, `#[prompt]`, `#[complete]`, `#[argument]` and `#[header]` is documented in
+/// the `mcp` crate's `mcp::attributes` module.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     let started = std::time::Instant::now();

@@ -68,7 +68,7 @@ impl Notes {
     fn note(&self, slug: &str) -> Result<&(String, String), ServerError> {
         self.notes
             .get(slug)
-            .ok_or_else(|| ServerError::resource_not_found(&format!("notes://notes/{slug}")))
+            .ok_or_else(|| ServerError::invalid_params(format!("Unknown note: {slug}")))
     }
 
     fn slugs(&self, prefix: &str) -> Vec<String> {
@@ -106,18 +106,14 @@ impl Notes {
         "# Style guide\n\nTitles in sentence case; one `#` heading per note.\n".into()
     }
 
-    /// One note, as markdown.
+    /// One note, as markdown (`None`, an unknown slug, is answered "Resource not found").
     #[resource(
         template = "notes://notes/{slug}",
         name = "note",
         mime_type = "text/markdown"
     )]
-    async fn note_body(&self, slug: String) -> Result<ResourceContents, ServerError> {
-        let (_, body) = self.note(&slug)?;
-        Ok(
-            ResourceContents::text(format!("notes://notes/{slug}"), body.clone())
-                .with_mime_type("text/markdown"),
-        )
+    async fn note_body(&self, slug: String) -> Option<String> {
+        self.notes.get(&slug).map(|(_, body)| body.clone())
     }
 
     /// Summarize a note for an audience.
@@ -131,10 +127,7 @@ impl Notes {
         slug: String,
         audience: Option<String>,
     ) -> Result<Vec<PromptMessage>, ServerError> {
-        let (title, body) = self
-            .notes
-            .get(&slug)
-            .ok_or_else(|| ServerError::invalid_params(format!("Unknown note: {slug}")))?;
+        let (title, body) = self.note(&slug)?;
         let audience = audience.unwrap_or_else(|| "the team".into());
         Ok(vec![
             PromptMessage::new(

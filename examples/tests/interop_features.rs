@@ -141,7 +141,7 @@ fn check(events: &Events, era: &str) {
         (
             "notes://notes/caf%C3%A9",
             -32602,
-            "Resource not found: notes://notes/café",
+            "Resource not found: notes://notes/caf%C3%A9",
         ),
         ("notes://nope", -32602, "Resource not found: notes://nope"),
         (

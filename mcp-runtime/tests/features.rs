@@ -57,6 +57,12 @@ impl Docs {
         format!("deep:{path}")
     }
 
+    /// A page that may not exist.
+    #[resource(template = "maybe://{name}")]
+    fn maybe(&self, name: String) -> Option<String> {
+        (name == "here").then(|| "found".to_owned())
+    }
+
     /// A numbered item.
     #[resource(template = "item://{id}")]
     fn item(&self, id: u32) -> String {
@@ -209,6 +215,7 @@ async fn lists_on_both_eras() {
         [
             json!("file:///{dir}/{name}"),
             json!("file:///{+path}"),
+            json!("maybe://{name}"),
             json!("item://{id}")
         ]
     );

@@ -387,7 +387,7 @@ fn server_error(e: impl Into<BoxError>) -> ServerError {
 #[diagnostic::on_unimplemented(
     message = "MCP_308: a resource method cannot return `{Self}`",
     label = "not readable as resource contents",
-    note = "return `String` (text), `Vec<u8>` or `bytes::Bytes` (blob), `mcp::ResourceContents`, `Vec<mcp::ResourceContents>`, `mcp::ReadResourceResult`, or a `Result` of one of them"
+    note = "return `String` (text), `Vec<u8>` or `bytes::Bytes` (blob), `mcp::ResourceContents`, `Vec<mcp::ResourceContents>`, `mcp::ReadResourceResult`, or an `Option` (`None`: not found) or `Result` of one of them"
 )]
 pub trait IntoReadResult {
     /// The result for a read of `uri` (declared MIME type `mime`).
@@ -471,6 +471,21 @@ impl IntoReadResult for Vec<ResourceContents> {
 impl IntoReadResult for ReadResourceResult {
     fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ServerError> {
         Ok(self)
+    }
+}
+
+/// `None`: the resource does not exist, answered `-32602 "Resource not found: <uri>"` with
+/// `data: {"uri": <uri as sent>}`.
+impl<T: IntoReadResult> IntoReadResult for Option<T> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ServerError> {
+        match self {
+            Some(value) => value.into_read_result(uri, mime),
+            None => Err(ServerError::resource_not_found(uri)),
+        }
     }
 }
 

@@ -4,18 +4,98 @@
 //! instructions per request.
 //!
 //! `cargo run --release --example instr_count -- modern 1000`
+//!
+//! The kinds `tool`, `read` and `prompt` (and `tool-legacy`, `read-legacy`,
+//! `prompt-legacy`) drive a basic service whose tool, resource template and prompt do the
+//! same work (echo one string), so their figures compare the dispatch of `tools/call`,
+//! `resources/read` and `prompts/get`.
 
 use http_body_util::BodyExt as _;
 use mcp_examples::bench::{Kind, bare_router};
 use tower::ServiceExt as _;
 
+/// Echoes one string as a tool, a resource template and a prompt.
+struct Same;
+
+#[mcp::service(name = "same", version = "1.0.0")]
+impl Same {
+    /// Echo.
+    pub fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Echo.
+    #[resource(template = "same://echo/{text}")]
+    fn echo_resource(&self, text: String) -> String {
+        text
+    }
+
+    /// Echo.
+    #[prompt(name = "echo")]
+    fn echo_prompt(&self, text: String) -> String {
+        text
+    }
+}
+
+/// The request of a feature kind: (method, `Mcp-Name`, params), modern or legacy.
+fn feature_request(kind: &str) -> Option<http::Request<axum::body::Body>> {
+    let (base, legacy) = match kind.strip_suffix("-legacy") {
+        Some(base) => (base, true),
+        None => (kind, false),
+    };
+    let (method, name, params) = match base {
+        "tool" => (
+            "tools/call",
+            "echo",
+            serde_json::json!({"name": "echo", "arguments": {"text": "hello"}}),
+        ),
+        "read" => (
+            "resources/read",
+            "same://echo/hello",
+            serde_json::json!({"uri": "same://echo/hello"}),
+        ),
+        "prompt" => (
+            "prompts/get",
+            "echo",
+            serde_json::json!({"name": "echo", "arguments": {"text": "hello"}}),
+        ),
+        _ => return None,
+    };
+    let mut params = params;
+    let mut builder = http::Request::post("/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if legacy {
+        builder = builder.header("mcp-protocol-version", "2025-11-25");
+    } else {
+        params["_meta"] = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "instr", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        builder = builder
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .header("mcp-name", name);
+    }
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    builder.body(axum::body::Body::from(body.to_string())).ok()
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
+    let name = args.next().unwrap_or_default();
+    if feature_request(&name).is_some() {
+        let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
+        features(&name, n);
+        return;
+    }
+    let mut args = std::iter::once(name).chain(args);
     let kind = args
         .next()
         .and_then(|k| Kind::from_name(&k))
         .unwrap_or_else(|| {
-            eprintln!("usage: instr_count modern|legacy|discover|bare N");
+            eprintln!("usage: instr_count modern|legacy|discover|bare|tool|read|prompt|tool-legacy|read-legacy|prompt-legacy N");
             std::process::exit(2)
         });
     let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
@@ -53,6 +133,46 @@ fn main() {
             );
             let body = response.into_body().collect().await.map(|b| b.to_bytes());
             std::hint::black_box(body.ok());
+        }
+    });
+}
+
+/// Drives `n` requests of feature kind `kind` through [`Same`].
+fn features(kind: &str, n: usize) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        std::process::exit(1)
+    };
+    let server = match mcp::Server::builder(Same).build() {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("instr_count: {e}");
+            std::process::exit(1)
+        }
+    };
+    let router = mcp::transport::router("/mcp", server);
+    runtime.block_on(async {
+        for _ in 0..n {
+            let Some(request) = feature_request(kind) else {
+                return;
+            };
+            let Ok(response) = router.clone().oneshot(request).await;
+            assert!(
+                response.status().is_success(),
+                "{kind}: {}",
+                response.status()
+            );
+            let body = response.into_body().collect().await.map(|b| b.to_bytes());
+            let body = body.unwrap_or_default();
+            assert!(
+                !body.windows(7).any(|w| w == b"\"error\"")
+                    && body.windows(5).any(|w| w == b"hello"),
+                "{kind}: {}",
+                String::from_utf8_lossy(&body)
+            );
+            std::hint::black_box(body);
         }
     });
 }

@@ -17,5 +17,10 @@ for kind in bare modern legacy discover; do
     per[$kind]=$(( (b - a) / 5000 ))
     echo "$kind: ${per[$kind]} instructions/request"
 done
+# resources/read and prompts/get next to tools/call, on a service where all three echo a string.
+for kind in tool read prompt tool-legacy read-legacy prompt-legacy; do
+    a=$(count "$kind" 1000); b=$(count "$kind" 6000)
+    echo "$kind: $(( (b - a) / 5000 )) instructions/request"
+done
 awk -v b="${per[bare]}" -v m="${per[modern]}" -v l="${per[legacy]}" \
     'BEGIN { printf "ratio bare/modern %.2f, bare/legacy %.2f (1.0 = as cheap as bare axum)\n", b/m, b/l }'

@@ -4,11 +4,13 @@
 //! descriptions and the reference fixtures of the TypeScript peer
 //! (`interop/server.mjs --conformance`).
 //!
+//! Resources, prompts and completion are served by the hooks below, from
+//! [`conformance_features`](crate::conformance_features).
+//!
 //! Not served yet, because the framework has no support for them: logging
 //! (`test_tool_with_logging`), progress (`test_tool_with_progress`), SSE stream control
-//! (`test_reconnection`), server→client requests (`test_sampling`, `test_elicitation*`),
-//! resources and prompts. `interop/conformance-baseline.yml` lists the scenarios that fail
-//! for that reason.
+//! (`test_reconnection`), server→client requests (`test_sampling`, `test_elicitation*`).
+//! `interop/conformance-baseline.yml` lists the scenarios that fail for that reason.
 
 use std::net::SocketAddr;
 
@@ -117,6 +119,58 @@ fn embedded(uri: &str, mime_type: &str, text: String) -> Content {
 }
 
 impl AdvancedService for Conformance {
+    fn features(&self) -> mcp::Features {
+        crate::conformance_features::features()
+    }
+
+    async fn on_list_resources(
+        &self,
+        cursor: Option<String>,
+        _request: &RequestContext,
+    ) -> Result<mcp::ListResourcesResult, ServerError> {
+        crate::conformance_features::list_resources(cursor)
+    }
+
+    async fn on_list_resource_templates(
+        &self,
+        cursor: Option<String>,
+        _request: &RequestContext,
+    ) -> Result<mcp::ListResourceTemplatesResult, ServerError> {
+        crate::conformance_features::list_templates(cursor)
+    }
+
+    async fn on_read_resource(
+        &self,
+        params: mcp::ReadResourceParams,
+        _request: &RequestContext,
+    ) -> Result<mcp::ReadResourceResult, ServerError> {
+        crate::conformance_features::read(&params)
+    }
+
+    async fn on_list_prompts(
+        &self,
+        cursor: Option<String>,
+        _request: &RequestContext,
+    ) -> Result<mcp::ListPromptsResult, ServerError> {
+        crate::conformance_features::list_prompts(cursor)
+    }
+
+    async fn on_get_prompt(
+        &self,
+        params: mcp::GetPromptParams,
+        _request: &RequestContext,
+    ) -> Result<mcp::GetPromptResult, ServerError> {
+        crate::conformance_features::get_prompt(&params)
+    }
+
+    async fn on_complete(
+        &self,
+        params: mcp::CompleteParams,
+        _request: &RequestContext,
+    ) -> Result<mcp::CompleteResult, ServerError> {
+        crate::conformance_features::complete(&params)
+    }
+
     async fn on_list_tools(
         &self,
         cursor: Option<String>,

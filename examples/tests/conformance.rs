@@ -33,6 +33,18 @@ const MUST_PASS: &[&str] = &[
     // input-required results reach it as real elicitation/create requests.
     "tools-call-elicitation",
     "elicitation-sep1034-defaults",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "resources-subscribe",
+    "resources-unsubscribe",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
 ];
 
 /// Scenarios the suite reports as passing although they test nothing here:

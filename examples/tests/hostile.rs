@@ -3413,3 +3413,321 @@ async fn identity_binding() {
         .collect();
     run("identity binding", &canaries, cases).await;
 }
+
+// --------------------------------------------- resources, prompts and completion (issue 13)
+
+/// A service with resources, a template, prompts and completers next to the canary's tool.
+struct Library;
+
+#[mcp::service(name = "library", version = "1.0.0")]
+impl Library {
+    /// Echo `text` back.
+    pub fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// A static page.
+    #[resource(uri = "lib://readme", mime_type = "text/plain")]
+    fn readme(&self) -> String {
+        "read me".into()
+    }
+
+    /// A page per slug.
+    #[resource(template = "lib://pages/{slug}")]
+    fn page(&self, slug: String) -> String {
+        format!("page {}", slug.len())
+    }
+
+    /// Panics with internal detail in its message.
+    #[resource(uri = "lib://explode")]
+    fn explode(&self) -> String {
+        panic!("{PANIC}")
+    }
+
+    /// Fails with an I/O error naming a path.
+    #[resource(uri = "lib://vault")]
+    fn vault(&self) -> Result<String, std::io::Error> {
+        Err(leaky_io_error())
+    }
+
+    /// Review a page.
+    #[prompt]
+    fn review(&self, slug: String, focus: Option<String>) -> String {
+        format!("review {} {}", slug.len(), focus.map_or(0, |f| f.len()))
+    }
+
+    #[complete(prompt = "review", argument = "slug")]
+    fn slugs(&self, prefix: String) -> Vec<String> {
+        vec![format!("{}-slug", prefix.len())]
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_prompts_and_completion() {
+    let builder = mcp::Server::builder(Library).request_state_keys([STATE_KEY]);
+    let lib = Srv::new(serve(builder).await, Eras::Both);
+    let tools_only = Srv::new(serve(target()).await, Eras::Both);
+    let (l, t) = (&lib, &tools_only);
+    let read = |uri: &str| legacy_call("resources/read", json!({"uri": uri}));
+    let modern_read =
+        |uri: &str| modern("resources/read", json!({"uri": uri})).with("Mcp-Name", uri);
+    let get = |params: Value| legacy_call("prompts/get", params);
+    let complete = |params: Value| legacy_call("completion/complete", params);
+    let in_band = Expect::Rpc(200, -32602);
+    let crash = Expect::Rpc(200, -32603);
+    let huge = "a".repeat(1 << 20);
+    let cases = vec![
+        case(
+            "read: a static resource",
+            l,
+            read("lib://readme"),
+            Expect::Ok,
+        ),
+        case("read: a template", l, read("lib://pages/intro"), Expect::Ok),
+        case(
+            "read: an unknown URI (legacy)",
+            l,
+            read("lib://nope"),
+            in_band,
+        ),
+        case(
+            "read: an unknown URI (modern)",
+            l,
+            modern_read("lib://nope"),
+            in_band,
+        ),
+        case("read: not a URI", l, read("not a uri"), in_band),
+        case("read: an empty URI", l, read(""), in_band),
+        case("read: a dot-dot value", l, read("lib://pages/.."), in_band),
+        case(
+            "read: an encoded dot-dot value",
+            l,
+            read("lib://pages/%2E%2E"),
+            in_band,
+        ),
+        case(
+            "read: an encoded slash",
+            l,
+            read("lib://pages/a%2Fb"),
+            in_band,
+        ),
+        case(
+            "read: an encoded NUL",
+            l,
+            read("lib://pages/a%00b"),
+            in_band,
+        ),
+        case(
+            "read: an encoded control character",
+            l,
+            read("lib://pages/a%1Bb"),
+            in_band,
+        ),
+        case(
+            "read: invalid UTF-8",
+            l,
+            read("lib://pages/%FF%FE"),
+            in_band,
+        ),
+        case(
+            "read: a 1 MiB value",
+            l,
+            read(&format!("lib://pages/{huge}")),
+            in_band,
+        ),
+        case(
+            "read: a 1 MiB unknown URI",
+            l,
+            read(&format!("lib://{huge}")),
+            in_band,
+        ),
+        case(
+            "read: uri is a number",
+            l,
+            legacy_call("resources/read", json!({"uri": 5})),
+            in_band,
+        ),
+        case(
+            "read: no params",
+            l,
+            legacy_call("resources/read", json!({})),
+            in_band,
+        ),
+        case(
+            "read: a resource that panics",
+            l,
+            read("lib://explode"),
+            crash,
+        ),
+        case(
+            "read: an I/O error with a path",
+            l,
+            read("lib://vault"),
+            crash,
+        ),
+        case(
+            "read: modern without Mcp-Name",
+            l,
+            modern("resources/read", json!({"uri": "lib://readme"})),
+            Expect::Rpc(400, -32020),
+        ),
+        case(
+            "read: modern with another Mcp-Name",
+            l,
+            modern("resources/read", json!({"uri": "lib://readme"}))
+                .with("Mcp-Name", "lib://other"),
+            Expect::Rpc(400, -32020),
+        ),
+        case(
+            "list: an unknown cursor",
+            l,
+            legacy_call("resources/list", json!({"cursor": "x"})),
+            in_band,
+        ),
+        case(
+            "list: a numeric cursor",
+            l,
+            legacy_call("prompts/list", json!({"cursor": 1})),
+            in_band,
+        ),
+        case(
+            "templates: modern",
+            l,
+            modern("resources/templates/list", json!({})),
+            Expect::Ok,
+        ),
+        case(
+            "prompt: arguments",
+            l,
+            get(json!({"name": "review", "arguments": {"slug": "a"}})),
+            Expect::Ok,
+        ),
+        case(
+            "prompt: an unknown name",
+            l,
+            get(json!({"name": "nope"})),
+            in_band,
+        ),
+        case(
+            "prompt: an unknown name (modern)",
+            l,
+            modern("prompts/get", json!({"name": "nope"})),
+            in_band,
+        ),
+        case(
+            "prompt: a missing required argument",
+            l,
+            get(json!({"name": "review", "arguments": {"focus": "x"}})),
+            in_band,
+        ),
+        case(
+            "prompt: a numeric argument",
+            l,
+            get(json!({"name": "review", "arguments": {"slug": 1}})),
+            in_band,
+        ),
+        case(
+            "prompt: a null argument",
+            l,
+            get(json!({"name": "review", "arguments": {"slug": null}})),
+            in_band,
+        ),
+        case(
+            "prompt: arguments is an array",
+            l,
+            get(json!({"name": "review", "arguments": ["a"]})),
+            in_band,
+        ),
+        case(
+            "prompt: a 1 MiB argument",
+            l,
+            get(json!({"name": "review", "arguments": {"slug": huge}})),
+            Expect::Ok,
+        ),
+        case(
+            "complete: a prompt argument",
+            l,
+            complete(
+                json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "slug", "value": "a"}}),
+            ),
+            Expect::Ok,
+        ),
+        case(
+            "complete: an unknown prompt",
+            l,
+            complete(
+                json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "slug", "value": ""}}),
+            ),
+            in_band,
+        ),
+        case(
+            "complete: an unknown template",
+            l,
+            complete(
+                json!({"ref": {"type": "ref/resource", "uri": "lib://{x}"}, "argument": {"name": "x", "value": ""}}),
+            ),
+            in_band,
+        ),
+        case(
+            "complete: an unknown reference type",
+            l,
+            complete(
+                json!({"ref": {"type": "ref/tool", "name": "echo"}, "argument": {"name": "text", "value": ""}}),
+            ),
+            in_band,
+        ),
+        case(
+            "complete: no argument",
+            l,
+            complete(json!({"ref": {"type": "ref/prompt", "name": "review"}})),
+            in_band,
+        ),
+        case(
+            "complete: a numeric value",
+            l,
+            complete(
+                json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "slug", "value": 3}}),
+            ),
+            in_band,
+        ),
+        case(
+            "complete: a 1 MiB value",
+            l,
+            complete(
+                json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "slug", "value": huge}}),
+            ),
+            Expect::Ok,
+        ),
+        case(
+            "subscribe: not declared (legacy)",
+            l,
+            legacy_call("resources/subscribe", json!({"uri": "lib://readme"})),
+            Expect::Rpc(200, -32601),
+        ),
+        case(
+            "subscribe: modern",
+            l,
+            modern("resources/subscribe", json!({"uri": "lib://readme"})),
+            Expect::Rpc(404, -32601),
+        ),
+        case(
+            "tools only: resources/read (legacy)",
+            t,
+            read("lib://readme"),
+            Expect::Rpc(200, -32601),
+        ),
+        case(
+            "tools only: prompts/get (modern)",
+            t,
+            modern("prompts/get", json!({"name": "review"})),
+            Expect::Rpc(404, -32601),
+        ),
+        case(
+            "tools only: completion/complete (modern)",
+            t,
+            modern("completion/complete", json!({})),
+            Expect::Rpc(404, -32601),
+        ),
+    ];
+    run("resources, prompts and completion", &[l, t], cases).await;
+}

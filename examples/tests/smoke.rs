@@ -191,6 +191,11 @@ fn conformance_binary_serves_and_exits_cleanly_on_sigterm() {
 }
 
 #[test]
+fn notes_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("notes", "notes");
+}
+
+#[test]
 fn weather_binary_serves_and_exits_cleanly_on_sigterm() {
     smoke("weather", "weather");
 }

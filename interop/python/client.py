@@ -12,6 +12,9 @@ and speaks MCP on its stdin/stdout (`StdioServerParameters`) instead of Streamab
 Scenarios (SCENARIOS below; add new ones there):
     connect   connect and report the negotiated era and version
     tools     connect, list every tool, then run the scripted tool calls
+    features  connect, list resources, templates and prompts, then run the reads,
+              prompts/get calls and completions of a features script (the format of
+              interop/features.mjs: {"read": [...], "prompts": [...], "complete": [...]})
 
 --mode is the SDK's own `Client(mode=...)`: `auto` (its default) probes `server/discover`
 and falls back to the `initialize` handshake, `legacy` always does the handshake, a modern
@@ -44,6 +47,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_types import PromptReference, ResourceTemplateReference
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 
@@ -164,9 +168,73 @@ async def scenario_tools(client: Client, args: argparse.Namespace) -> int:
     return 3 if mismatches else 0
 
 
+async def scenario_features(client: Client, args: argparse.Namespace) -> int:
+    """Resources, templates, prompts and completion; failed requests are reported as
+    `error` events with `op` and `what`, not fatal (as interop/features.mjs does)."""
+    try:
+        with open(args.script, encoding="utf-8") as f:
+            script = json.load(f)
+    except (OSError, TypeError, ValueError) as e:
+        usage(f"cannot read the features script {args.script}: {e}")
+
+    async def attempt(op: str, what: Any, run: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        try:
+            out(await run())
+        except Exception as error:  # reported, not fatal
+            out({"event": "error", "op": op, "what": what, **describe(error)})
+
+    async def resources() -> dict[str, Any]:
+        return {"event": "resources", "resources": [dump(r) for r in (await client.list_resources()).resources]}
+
+    async def templates() -> dict[str, Any]:
+        page = await client.list_resource_templates()
+        return {"event": "templates", "resourceTemplates": [dump(t) for t in page.resource_templates]}
+
+    async def prompts() -> dict[str, Any]:
+        return {"event": "prompts", "prompts": [dump(p) for p in (await client.list_prompts()).prompts]}
+
+    await attempt("resources", None, resources)
+    await attempt("templates", None, templates)
+    await attempt("prompts", None, prompts)
+    for uri in script.get("read", []):
+
+        async def read(uri: str = uri) -> dict[str, Any]:
+            result = await client.read_resource(uri)
+            return {"event": "read", "uri": uri, "contents": [dump(c) for c in result.contents]}
+
+        await attempt("read", uri, read)
+    for p in script.get("prompts", []):
+
+        async def get(p: dict[str, Any] = p) -> dict[str, Any]:
+            result = await client.get_prompt(p["name"], p.get("arguments"))
+            return {"event": "prompt", "name": p["name"], "messages": [dump(m) for m in result.messages]}
+
+        await attempt("prompt", p["name"], get)
+    for c in script.get("complete", []):
+
+        async def complete(c: dict[str, Any] = c) -> dict[str, Any]:
+            ref = c["ref"]
+            if ref["type"] == "ref/prompt":
+                reference: Any = PromptReference(type="ref/prompt", name=ref["name"])
+            else:
+                reference = ResourceTemplateReference(type="ref/resource", uri=ref["uri"])
+            context = c.get("context", {}).get("arguments")
+            result = await client.complete(reference, c["argument"], context)
+            return {
+                "event": "completion",
+                "ref": ref,
+                "argument": c["argument"]["name"],
+                "completion": dump(result.completion),
+            }
+
+        await attempt("complete", c["argument"]["name"], complete)
+    return 0
+
+
 SCENARIOS: dict[str, Callable[[Client, argparse.Namespace], Awaitable[int]]] = {
     "connect": scenario_connect,
     "tools": scenario_tools,
+    "features": scenario_features,
 }
 
 

@@ -31,6 +31,18 @@ pub enum Code {
     Mcp218,
     /// `structured_output = false` with an explicit `output_schema`.
     Mcp221,
+    /// A template variable with no argument of its name.
+    Mcp301,
+    /// An invalid resource URI or URI template.
+    Mcp303,
+    /// Two resources (or templates) with the same URI.
+    Mcp304,
+    /// Two prompts with the same name.
+    Mcp305,
+    /// A completer naming a prompt, argument or template that does not exist.
+    Mcp307,
+    /// A resource, prompt or completer method with an unusable signature.
+    Mcp311,
 }
 
 impl Code {
@@ -47,6 +59,12 @@ impl Code {
             Self::Mcp217 => "MCP_217",
             Self::Mcp218 => "MCP_218",
             Self::Mcp221 => "MCP_221",
+            Self::Mcp301 => "MCP_301",
+            Self::Mcp303 => "MCP_303",
+            Self::Mcp304 => "MCP_304",
+            Self::Mcp305 => "MCP_305",
+            Self::Mcp307 => "MCP_307",
+            Self::Mcp311 => "MCP_311",
         }
     }
 }
@@ -121,7 +139,7 @@ mod tests {
 
     /// Every variant; the match in `every_variant_is_listed` fails to compile when one is
     /// added, so this list cannot fall behind.
-    const ALL: [Code; 10] = [
+    const ALL: [Code; 16] = [
         Code::Mcp201,
         Code::Mcp202,
         Code::Mcp208,
@@ -132,6 +150,12 @@ mod tests {
         Code::Mcp217,
         Code::Mcp218,
         Code::Mcp221,
+        Code::Mcp301,
+        Code::Mcp303,
+        Code::Mcp304,
+        Code::Mcp305,
+        Code::Mcp307,
+        Code::Mcp311,
     ];
 
     #[test]
@@ -148,6 +172,12 @@ mod tests {
                 Code::Mcp217 => 7,
                 Code::Mcp218 => 8,
                 Code::Mcp221 => 9,
+                Code::Mcp301 => 10,
+                Code::Mcp303 => 11,
+                Code::Mcp304 => 12,
+                Code::Mcp305 => 13,
+                Code::Mcp307 => 14,
+                Code::Mcp311 => 15,
             };
             assert_eq!(ALL[position], code);
         }

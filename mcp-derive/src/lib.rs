@@ -13,7 +13,8 @@ mod validate;
 use proc_macro::TokenStream;
 
 /// Turns an impl block into an MCP service. Every key of `#[mcp::service]`, `#[tool]`,
-/// `#[argument]` and `#[http_header]` is documented in the `mcp` crate's `mcp::attributes` module.
+/// `#[resource]`, `#[prompt]`, `#[complete]`, `#[argument]` and `#[http_header]` is documented in
+/// the `mcp` crate's `mcp::attributes` module.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     let started = std::time::Instant::now();
@@ -28,6 +29,7 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = diag::Ctxt::new();
     let mut svc = parse::service(&cx, args.into(), &mut item);
     svc.cfg_duplicates = validate::service(&cx, &svc);
+    parse::validate_features(&cx, &svc);
     let out = match cx.check() {
         Ok(()) => expand::service(&svc, &item),
         Err(errors) => expand::stub(&svc, &item, errors.to_compile_error()),

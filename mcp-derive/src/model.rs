@@ -103,6 +103,84 @@ pub struct ServiceDef {
     pub restricted: Vec<(usize, Span)>,
     /// The advanced methods, for `#[mcp::service(advanced)]`.
     pub advanced: Option<AdvancedDef>,
+    /// `#[resource]` methods (static resources and templates), in declaration order.
+    pub resources: Vec<ResourceDef>,
+    /// `#[prompt]` methods.
+    pub prompts: Vec<PromptDef>,
+    /// `#[complete]` methods.
+    pub completers: Vec<CompleterDef>,
+}
+
+/// What the resource, prompt and completer methods share.
+pub struct MethodDef {
+    /// The method.
+    pub ident: Ident,
+    /// Its position in the impl's items.
+    pub index: usize,
+    /// Parameters after `&self`.
+    pub params: Vec<ParamDef>,
+    /// The return type (`None` for `()`).
+    pub output: Option<Type>,
+    /// The span a missing return type is reported at (the method name).
+    pub sig_span: Span,
+    /// `async fn`.
+    pub is_async: bool,
+    /// `#[cfg]` attributes, copied onto every fragment generated for the method.
+    pub cfg_attrs: Vec<Attribute>,
+    /// Lint attributes of the method.
+    pub lint_attrs: Vec<Attribute>,
+}
+
+/// A `#[resource(uri = ...)]` or `#[resource(template = ...)]` method.
+pub struct ResourceDef {
+    /// The method.
+    pub method: MethodDef,
+    /// The URI or URI template.
+    pub uri: LitStr,
+    /// Whether `uri` is a template.
+    pub template: bool,
+    /// The template's variables.
+    pub vars: Vec<String>,
+    /// The resource name.
+    pub name: String,
+    /// Display title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// MIME type.
+    pub mime_type: Option<String>,
+    /// Audience annotation.
+    pub audience: Vec<String>,
+    /// Priority annotation.
+    pub priority: Option<f64>,
+    /// Size in bytes.
+    pub size: Option<u64>,
+}
+
+/// A `#[prompt]` method.
+pub struct PromptDef {
+    /// The method.
+    pub method: MethodDef,
+    /// The prompt name.
+    pub name: String,
+    /// The span of the name.
+    pub name_span: Span,
+    /// Display title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+}
+
+/// A `#[complete(...)]` method.
+pub struct CompleterDef {
+    /// The method.
+    pub method: MethodDef,
+    /// `prompt = ...` or `template = ...`.
+    pub target: LitStr,
+    /// Whether `target` is a template.
+    pub template: bool,
+    /// `argument = ...`.
+    pub argument: LitStr,
 }
 
 /// A duplicate tool name under two different sets of `#[cfg]`s.

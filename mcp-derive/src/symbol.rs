@@ -16,3 +16,9 @@ pub const ON_LIST_TOOLS: &str = "on_list_tools";
 pub const ON_CALL_TOOL: &str = "on_call_tool";
 /// Lint attributes copied onto generated check items.
 pub const LINT_ATTRS: [&str; 4] = ["allow", "expect", "warn", "deny"];
+/// `#[resource(...)]` on a method.
+pub const RESOURCE: &str = "resource";
+/// `#[prompt(...)]` on a method.
+pub const PROMPT: &str = "prompt";
+/// `#[complete(...)]` on a method.
+pub const COMPLETE: &str = "complete";

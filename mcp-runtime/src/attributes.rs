@@ -7,10 +7,13 @@
 //! | `#[tool(...)]` | a method of a service | [`tool`] |
 //! | `#[argument(...)]` | a parameter of a tool | [`argument`] |
 //! | `#[http_header("X-Name")]` | a parameter of a tool or advanced method | [`http_header`] |
+//! | `#[resource(...)]` | a method of a service: a resource or resource template | [`resource`] |
+//! | `#[prompt(...)]` | a method of a service: a prompt | [`prompt`] |
+//! | `#[complete(...)]` | a method of a service: a completer | [`complete`] |
 //! | `#[derive(mcp::Form)]`, `#[form(...)]` | a struct or fieldless enum, its fields and variants | [`form`] |
 //!
-//! `#[tool]`, `#[argument]` and `#[http_header]` are read and removed by `#[mcp::service]`; they
-//! may also be written `#[mcp::tool]`, `#[mcp::argument]` and `#[mcp::http_header]`. Keys are
+//! `#[tool]`, `#[argument]`, `#[http_header]`, `#[resource]`, `#[prompt]` and `#[complete]` are
+//! read and removed by `#[mcp::service]`; they may also be written with the `mcp::` prefix. Keys are
 //! checked when your crate compiles: an unknown key, a value of the wrong type or a rule
 //! broken is an error at the offending tokens, with a code when the rule has one (see
 //! [`diagnostics`](crate::diagnostics)).
@@ -34,3 +37,12 @@ pub mod http_header {}
 
 #[doc = include_str!("../../docs/attributes/form.md")]
 pub mod form {}
+
+#[doc = include_str!("../../docs/attributes/resource.md")]
+pub mod resource {}
+
+#[doc = include_str!("../../docs/attributes/prompt.md")]
+pub mod prompt {}
+
+#[doc = include_str!("../../docs/attributes/complete.md")]
+pub mod complete {}

@@ -41,10 +41,24 @@
 //! | [`MCP_220`] | An `elicit_form` schema that is neither a form schema value nor a named form type | trait bound ([`IntoFormSchema`](crate::IntoFormSchema)) |
 //! | [`MCP_221`] | `structured_output = false` with an explicit `output_schema` | syntactic |
 //! | [`MCP_222`] | `structured_output = true` on a tool whose return type has no JSON Schema | trait bound |
+//! | [`MCP_301`] | A resource template variable with no argument of its name | syntactic |
+//! | [`MCP_302`] | A resource method argument that is neither a template variable nor a runtime parameter | trait bound ([`ResourceRuntimeParam`]) |
+//! | [`MCP_303`] | An invalid resource URI or URI template | syntactic |
+//! | [`MCP_304`] | Two resources with the same URI | syntactic |
+//! | [`MCP_305`] | Two prompts with the same name | syntactic |
+//! | [`MCP_306`] | A prompt argument that is not a string type | trait bound ([`PromptParam`]) |
+//! | [`MCP_307`] | A completer naming a prompt, argument or template that does not exist | syntactic |
+//! | [`MCP_308`] | A resource return type that cannot be read | trait bound ([`IntoReadResult`]) |
+//! | [`MCP_309`] | A prompt return type that is not prompt messages | trait bound ([`IntoPromptResult`]) |
+//! | [`MCP_310`] | A completer return type that is not completion values | trait bound ([`IntoCompletion`]) |
+//! | [`MCP_311`] | A resource, prompt or completer method with an unusable signature | syntactic |
 //! | [`MCP_WARNING_202`] | A required `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::HttpSession` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_901`] | A `pub(crate)`/`pub(super)` method in a service impl, which is not a tool (the framework's own code) | deprecation warning |
+//!
+//! The codes from MCP_301 up are the framework's own rules for resource, prompt and
+//! completer methods, which the seed does not cover; they follow the same mechanisms.
 //!
 //! The macro also rejects, without a code, what the seed has no rule for: duplicate or invalid
 //! tool names (names used by two methods under different `#[cfg]`s are an error only in a
@@ -120,6 +134,39 @@ pub struct MCP_221;
 #[doc = include_str!("../../docs/diagnostics/MCP_222.md")]
 pub struct MCP_222;
 
+#[doc = include_str!("../../docs/diagnostics/MCP_301.md")]
+pub struct MCP_301;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_302.md")]
+pub struct MCP_302;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_303.md")]
+pub struct MCP_303;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_304.md")]
+pub struct MCP_304;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_305.md")]
+pub struct MCP_305;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_306.md")]
+pub struct MCP_306;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_307.md")]
+pub struct MCP_307;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_308.md")]
+pub struct MCP_308;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_309.md")]
+pub struct MCP_309;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_310.md")]
+pub struct MCP_310;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_311.md")]
+pub struct MCP_311;
+
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_202.md")]
 pub struct MCP_WARNING_202;
 
@@ -168,6 +215,10 @@ impl MCP_WARNING_901 {
     pub fn emit(&self) {}
 }
 
+/// The traits behind the type rules of resource, prompt and completer methods (see above).
+pub use crate::__private::features::{
+    IntoCompletion, IntoPromptResult, IntoReadResult, PromptParam, ResourceRuntimeParam,
+};
 /// The traits behind the type rules. The checks `#[mcp::service]` generates require them of
 /// each parameter's or return value's kind, and their `#[diagnostic::on_unimplemented]`
 /// messages are the diagnostics above; rustc names them in the `help:` line of an error.

@@ -25,6 +25,7 @@ pub use dispatch::{
     IntoService, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
     ToolError,
 };
+pub use dispatch::{Features, UriTemplate, UriTemplateError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
@@ -35,13 +36,20 @@ pub use error::{BoxError, Error, InsufficientScopeError, ResultExt, ServerError}
 /// and the serde attributes it follows: [`attributes::form`].
 pub use mcp_derive::Form;
 /// Turns an inherent `impl` block into an MCP service: every `pub` method taking `&self` is a
-/// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`], on parameters
-/// [`attributes::argument`] and [`attributes::http_header`]; the compile-time rules:
+/// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`],
+/// [`attributes::resource`], [`attributes::prompt`] and [`attributes::complete`], on
+/// parameters [`attributes::argument`] and [`attributes::http_header`]; the compile-time rules:
 /// [`diagnostics`].
 pub use mcp_derive::service;
 pub use protocol::{
     CacheScope, CallToolParams, CallToolResponse, CallToolResult, Content, Implementation,
     InputRequiredResult, ListToolsResult, Tool, ToolAnnotations,
+};
+pub use protocol::{
+    CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt, PromptArgument,
+    PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role,
 };
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};

@@ -134,10 +134,12 @@ impl TestClient {
             env.extend(user);
         }
         params["_meta"] = envelope;
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let field = if method == "resources/read" {
+            "uri"
+        } else {
+            "name"
+        };
+        let name = params.get(field).and_then(Value::as_str).map(str::to_owned);
         let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": method, "params": params});
         let mut builder = Request::post(PATH)
             .header("content-type", "application/json")

@@ -45,7 +45,17 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         let body = call_arm(svc, i, t);
         quote!(#(#cfg)* #i => { #body })
     });
+    let feature_kinds = super::features::kind_fns(svc);
+    let catalog = if super::features::any(svc) {
+        super::features::catalog(svc)
+    } else {
+        TokenStream::new()
+    };
+    let feature_methods = super::features::handler_methods(svc);
     quote! {
+        #feature_kinds
+        #catalog
+
         fn __mcp_tools() -> &'static [#k::Tool] {
             static __MCP_TOOLS: ::std::sync::OnceLock<::std::vec::Vec<#k::Tool>> = ::std::sync::OnceLock::new();
             __MCP_TOOLS.get_or_init(|| {
@@ -97,6 +107,10 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
                 #k::__private::boxed(::core::future::ready(#k::__private::list_static(__mcp_tools(), cursor)))
             }
 
+            #feature_methods
+
+            // A service with no tool has no arm that does not return early.
+            #[allow(unreachable_code)]
             fn call_tool<'__mcp_a>(
                 &'__mcp_a self,
                 params: #k::CallToolParams,

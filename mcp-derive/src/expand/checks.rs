@@ -80,6 +80,11 @@ fn check_fn<'a>(
     }
 }
 
+/// The parameter checks shared with resource, prompt and completer methods.
+pub fn params_checks(svc: &ServiceDef, p: &[ParamDef]) -> TokenStream {
+    params(svc, p, false)
+}
+
 fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream {
     let k = &svc.krate;
     let mut body = TokenStream::new();
@@ -127,7 +132,7 @@ fn params(svc: &ServiceDef, params: &[ParamDef], advanced: bool) -> TokenStream 
 
 /// A copy of a lint attribute for a generated item: `#[expect(...)]` becomes `#[allow(...)]`,
 /// since the generated item need not raise what the user's item does.
-fn expect_as_allow(attr: &syn::Attribute) -> syn::Attribute {
+pub fn expect_as_allow(attr: &syn::Attribute) -> syn::Attribute {
     let mut attr = attr.clone();
     if let syn::Meta::List(list) = &mut attr.meta
         && list.path.is_ident("expect")

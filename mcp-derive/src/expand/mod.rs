@@ -3,6 +3,7 @@
 mod advanced;
 mod basic;
 mod checks;
+mod features;
 
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
@@ -20,6 +21,7 @@ pub fn service(svc: &ServiceDef, item: &ItemImpl) -> TokenStream {
         None => basic::handler(svc),
     };
     let checks = checks::service(svc);
+    let feature_checks = features::checks(svc);
     let item = with_warnings(svc, item);
     let shared = shared_items(svc, false);
     quote! {
@@ -28,6 +30,7 @@ pub fn service(svc: &ServiceDef, item: &ItemImpl) -> TokenStream {
         const _: () = {
             #handler
             #checks
+            #feature_checks
         };
     }
 }
@@ -76,6 +79,15 @@ fn with_warnings(svc: &ServiceDef, item: &ItemImpl) -> ItemImpl {
             bodies.push((m.index, checks::warnings(svc, &m.params)));
         }
     }
+    let feature_methods = svc
+        .resources
+        .iter()
+        .map(|r| &r.method)
+        .chain(svc.prompts.iter().map(|p| &p.method))
+        .chain(svc.completers.iter().map(|c| &c.method));
+    for m in feature_methods {
+        bodies.push((m.index, checks::warnings(svc, &m.params)));
+    }
     for (index, span) in &svc.restricted {
         let emit = proc_macro2::Ident::new("emit", *span);
         bodies.push((
@@ -114,7 +126,8 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
             None => basic::all_kind_fns(svc),
         };
         let checks = checks::service(svc);
-        quote!(#kinds #checks)
+        let feature_checks = features::checks(svc);
+        quote!(#kinds #checks #feature_checks)
     } else {
         TokenStream::new()
     };

@@ -115,6 +115,46 @@ pub struct AnnotationsArgs {
     pub open_world: Option<bool>,
 }
 
+/// `#[resource(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct ResourceAttr {
+    pub uri: Option<LitStr>,
+    pub template: Option<LitStr>,
+    pub name: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub mime_type: Option<LitStr>,
+    pub annotations: Option<ResourceAnnotationsArgs>,
+    pub size: Option<SpannedValue<u64>>,
+}
+
+/// `annotations(audience = ["user"], priority = 0.5)` of a resource.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct ResourceAnnotationsArgs {
+    pub audience: Option<Vec<LitStr>>,
+    pub priority: Option<syn::Lit>,
+}
+
+/// `#[prompt(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct PromptAttr {
+    pub name: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub description: Option<LitStr>,
+}
+
+/// `#[complete(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct CompleteAttr {
+    pub prompt: Option<LitStr>,
+    pub template: Option<LitStr>,
+    pub argument: Option<LitStr>,
+}
+
 /// `#[argument(...)]`.
 #[derive(Debug, Default, FromMeta)]
 #[darling(default)]

@@ -3,8 +3,10 @@
 //! the impl can be re-emitted.
 
 mod attrs;
+mod features;
 mod types;
 
+pub use features::validate as validate_features;
 pub use types::lend;
 
 use darling::util::SpannedValue;
@@ -137,10 +139,11 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     if let Some(v) = args.legacy_structured_output.as_ref().filter(|_| advanced) {
         cx.push(plain(v.span(), format!("`{LEGACY_STRUCTURED_OUTPUT}` applies to basic services: an advanced service's object-rooted `outputSchema` and `structuredContent` already reach legacy clients")));
     }
+    let mut found = Found::default();
     let (mut tools, mut advanced, restricted) = if advanced {
         (Vec::new(), advanced_methods(cx, item), Vec::new())
     } else {
-        let (tools, restricted) = basic_tools(cx, item);
+        let (tools, restricted) = basic_tools(cx, item, &mut found);
         (tools, None, restricted)
     };
     // Generated checks live outside the impl, where `Self` means nothing: name the type.
@@ -150,7 +153,15 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         .flat_map(|t| t.params.iter_mut().map(|p| &mut p.ty).chain(&mut t.output));
     let adv = advanced.iter_mut().flat_map(|a| [&mut a.list, &mut a.call]);
     let adv = adv.flat_map(|m| m.params.iter_mut().map(|p| &mut p.ty).chain(&mut m.output));
-    for ty in params.chain(adv) {
+    let feature_methods = found
+        .resources
+        .iter_mut()
+        .map(|r| &mut r.method)
+        .chain(found.prompts.iter_mut().map(|p| &mut p.method))
+        .chain(found.completers.iter_mut().map(|c| &mut c.method));
+    let feature_types =
+        feature_methods.flat_map(|m| m.params.iter_mut().map(|p| &mut p.ty).chain(&mut m.output));
+    for ty in params.chain(adv).chain(feature_types) {
         syn::visit_mut::VisitMut::visit_type_mut(&mut de_self, ty);
     }
     ServiceDef {
@@ -173,7 +184,18 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         cfg_duplicates: Vec::new(),
         restricted,
         advanced,
+        resources: found.resources,
+        prompts: found.prompts,
+        completers: found.completers,
     }
+}
+
+/// The resource, prompt and completer methods of a basic service.
+#[derive(Default)]
+struct Found {
+    resources: Vec<crate::model::ResourceDef>,
+    prompts: Vec<crate::model::PromptDef>,
+    completers: Vec<crate::model::CompleterDef>,
 }
 
 const PROTOCOL_MODES: &str = "\"auto\", \"modern\" or \"legacy\"";
@@ -294,11 +316,24 @@ fn methods(item: &mut ItemImpl) -> impl Iterator<Item = (usize, &mut ImplItemFn)
         })
 }
 
-fn basic_tools(cx: &Ctxt, item: &mut ItemImpl) -> (Vec<ToolDef>, Vec<(usize, Span)>) {
+fn basic_tools(
+    cx: &Ctxt,
+    item: &mut ItemImpl,
+    found: &mut Found,
+) -> (Vec<ToolDef>, Vec<(usize, Span)>) {
     let self_ty = (*item.self_ty).clone();
     let mut tools = Vec::new();
     let mut restricted = Vec::new();
     for (index, method) in methods(item) {
+        if features::is_feature(method) {
+            match features::method(cx, index, method, &self_ty) {
+                Some(features::Feature::Resource(r)) => found.resources.push(r),
+                Some(features::Feature::Prompt(p)) => found.prompts.push(p),
+                Some(features::Feature::Completer(c)) => found.completers.push(c),
+                None => {}
+            }
+            continue;
+        }
         let tool_attrs = attrs::take(&mut method.attrs, TOOL);
         let attr = match tool_attrs.as_slice() {
             [] => ToolAttr::default(),
@@ -630,6 +665,7 @@ fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
     let mut list = None;
     let mut call = None;
     for (index, method) in methods(item) {
+        features::reject(cx, method);
         let mut skip = false;
         for a in attrs::take(&mut method.attrs, TOOL) {
             match attrs::parse_list::<ToolAttr>(&a) {

@@ -7,12 +7,14 @@
 //! `&&Probe<T>` for the concrete `T` the user wrote, resolved by the compiler (autoref
 //! specialization), so aliases and re-exports are judged by the type they name.
 
+pub mod features;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod kinds;
 pub mod output;
 pub mod tools;
 
+pub use features::*;
 pub use kinds::*;
 pub use output::*;
 pub use tools::*;
@@ -46,6 +48,10 @@ impl<T: ?Sized> Copy for Probe<T> {}
 
 /// The probe traits, imported anonymously by generated code so their methods resolve.
 pub mod prelude {
+    pub use super::features::{
+        CompletionProbe as _, NoCompletionProbe as _, NoPromptProbe as _, PromptProbe as _,
+        ReadableProbe as _, UnreadableProbe as _,
+    };
     pub use super::kinds::{ArgumentParam as _, RuntimeParam as _};
     pub use super::output::{
         GenericFailure as _, GenericSplit as _, GenericValue as _, NoOutputSchema as _,

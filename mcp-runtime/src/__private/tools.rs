@@ -236,9 +236,31 @@ pub fn boxed<'a, T>(
     Box::pin(fut)
 }
 
+/// What a [`CallArgs`] binds the parameters of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A tool (`tools/call`, advanced methods).
+    Tool,
+    /// A prompt (`prompts/get`).
+    Prompt,
+    /// A resource or resource template (`resources/read`).
+    Resource,
+    /// A completer (`completion/complete`).
+    Completer,
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
 /// The values one call binds its parameters from.
 pub struct CallArgs<'a> {
     tool: Arc<str>,
+    /// What is called: a tool, a prompt or a resource (it shapes the error messages).
+    subject: Subject,
     arguments: JsonObject,
     request: &'a RequestContext,
     params: Option<CallToolParams>,
@@ -255,6 +277,7 @@ impl<'a> CallArgs<'a> {
         };
         Self {
             tool: Arc::from(params.name.as_str()),
+            subject: Subject::Tool,
             arguments: params.arguments.take().unwrap_or_default(),
             request,
             params: None,
@@ -271,6 +294,7 @@ impl<'a> CallArgs<'a> {
         };
         Self {
             tool: Arc::from(params.name.as_str()),
+            subject: Subject::Tool,
             arguments: JsonObject::new(),
             request,
             params: Some(params),
@@ -283,10 +307,29 @@ impl<'a> CallArgs<'a> {
     pub fn for_list(cursor: Option<String>, request: &'a RequestContext) -> Self {
         Self {
             tool: Arc::from(""),
+            subject: Subject::Tool,
             arguments: JsonObject::new(),
             request,
             params: None,
             cursor,
+            context: Context::default(),
+        }
+    }
+
+    /// For a prompt, a resource or a completer named `name`, whose arguments are given.
+    pub fn for_feature(
+        subject: Subject,
+        name: &str,
+        arguments: JsonObject,
+        request: &'a RequestContext,
+    ) -> Self {
+        Self {
+            tool: Arc::from(name),
+            subject,
+            arguments,
+            request,
+            params: None,
+            cursor: None,
             context: Context::default(),
         }
     }
@@ -303,14 +346,30 @@ impl<'a> CallArgs<'a> {
 
     /// Takes and decodes argument `name`.
     pub fn argument<T: ToolArgument>(&mut self, name: &str) -> Result<T, ServerError> {
-        match self.arguments.remove(name) {
-            Some(value) => T::decode(value).map_err(|e| {
-                ServerError::invalid_params(format!("Invalid argument `{name}`: {e}"))
-            }),
-            None => T::decode(Value::Null).map_err(|_| {
-                ServerError::invalid_params(format!("Missing required argument `{name}`"))
-            }),
-        }
+        let (value, present) = match self.arguments.remove(name) {
+            Some(value) => (value, true),
+            None => (Value::Null, false),
+        };
+        // A template variable is text: a non-string type reads it as JSON (`{id}` → `u32`).
+        let value = match value {
+            Value::String(text) if self.subject == Subject::Resource => {
+                match T::decode(Value::String(text.clone())) {
+                    Ok(v) => return Ok(v),
+                    Err(_) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                }
+            }
+            value => value,
+        };
+        let problem = match T::decode(value) {
+            Ok(v) => return Ok(v),
+            Err(e) if present => format!("invalid argument `{name}`: {e}"),
+            Err(_) => format!("missing required argument `{name}`"),
+        };
+        Err(ServerError::invalid_params(match self.subject {
+            Subject::Prompt => format!("Invalid arguments for prompt {}: {problem}", self.tool),
+            Subject::Resource => format!("Invalid resource URI for {}: {problem}", self.tool),
+            Subject::Tool | Subject::Completer => capitalize(&problem),
+        }))
     }
 
     /// Rejects arguments no parameter took.

@@ -360,12 +360,13 @@ impl ServerBuilder {
             m.insert(META_SERVER_INFO.into(), json!(config.info));
             m
         };
-        let capabilities = ServerCapabilities {
+        let mut capabilities = ServerCapabilities {
             tools: Some(ToolsCapability {
                 list_changed: Some(false),
             }),
             ..ServerCapabilities::default()
         };
+        self.handler.features().advertise(&mut capabilities);
         let discover = DiscoverResult {
             supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),

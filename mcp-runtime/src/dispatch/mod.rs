@@ -10,11 +10,13 @@ mod builder;
 mod config;
 mod context;
 mod elicit;
+mod features;
 mod input_checks;
 mod legacy;
 mod params;
 mod service;
 mod shim;
+mod uri_template;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -35,12 +37,16 @@ pub use elicit::{
     __form_field, Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema,
     ToolOutput, elicit_form, elicit_url, form_of,
 };
+pub use features::{
+    Features, MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions,
+};
 pub use params::{AuthContext, Context, RequestMeta};
 pub use service::{AdvancedService, BoxFuture};
 #[doc(hidden)]
 pub use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
+pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 
 use crate::error::{Error, InsufficientScopeError, ServerError};
 use crate::protocol::{
@@ -271,6 +277,7 @@ impl Server {
             "server/discover" => Reply::Ok(self.inner.discover.clone()),
             "tools/list" => self.modern_list_tools(request.params, cx).await,
             "tools/call" => self.modern_call_tool(request.params, cx).await,
+            m if features::METHODS.contains(&m) => self.handle_feature(m, request.params, cx).await,
             _ => method_not_found(StatusCode::NOT_FOUND),
         }
     }
@@ -282,6 +289,7 @@ impl Server {
             "ping" => Reply::result(&json!({})),
             "tools/list" => self.legacy_list_tools(request.params, cx).await,
             "tools/call" => self.legacy_call_tool(request.params, cx).await,
+            m if features::METHODS.contains(&m) => self.handle_feature(m, request.params, cx).await,
             _ => method_not_found(StatusCode::OK),
         }
     }

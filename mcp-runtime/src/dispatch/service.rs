@@ -3,9 +3,13 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use super::RequestContext;
+use super::{Features, RequestContext};
 use crate::error::ServerError;
-use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult, Tool};
+use crate::protocol::{
+    CallToolParams, CallToolResponse, CompleteParams, CompleteResult, GetPromptParams,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, ReadResourceParams, ReadResourceResult, Tool,
+};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -67,6 +71,73 @@ pub trait ServiceHandler: Send + Sync + 'static {
         params: CallToolParams,
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<CallToolResponse, ServerError>>;
+
+    /// Which features beyond tools the service has: they decide the capabilities sent in
+    /// `initialize` and `server/discover`, and a method of a feature the service lacks is
+    /// answered "method not found" without calling the hooks below.
+    fn features(&self) -> Features {
+        Features::default()
+    }
+
+    /// `resources/list`.
+    fn list_resources<'a>(
+        &'a self,
+        cursor: Option<String>,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ListResourcesResult, ServerError>> {
+        let _ = (cursor, request);
+        Box::pin(std::future::ready(Err(ServerError::method_not_found())))
+    }
+
+    /// `resources/templates/list`.
+    fn list_resource_templates<'a>(
+        &'a self,
+        cursor: Option<String>,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ListResourceTemplatesResult, ServerError>> {
+        let _ = (cursor, request);
+        Box::pin(std::future::ready(Err(ServerError::method_not_found())))
+    }
+
+    /// `resources/read`.
+    fn read_resource<'a>(
+        &'a self,
+        params: ReadResourceParams,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ReadResourceResult, ServerError>> {
+        let _ = (params, request);
+        Box::pin(std::future::ready(Err(ServerError::method_not_found())))
+    }
+
+    /// `prompts/list`.
+    fn list_prompts<'a>(
+        &'a self,
+        cursor: Option<String>,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ListPromptsResult, ServerError>> {
+        let _ = (cursor, request);
+        Box::pin(std::future::ready(Err(ServerError::method_not_found())))
+    }
+
+    /// `prompts/get`.
+    fn get_prompt<'a>(
+        &'a self,
+        params: GetPromptParams,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<GetPromptResult, ServerError>> {
+        let _ = (params, request);
+        Box::pin(std::future::ready(Err(ServerError::method_not_found())))
+    }
+
+    /// `completion/complete`.
+    fn complete<'a>(
+        &'a self,
+        params: CompleteParams,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<CompleteResult, ServerError>> {
+        let _ = (params, request);
+        Box::pin(std::future::ready(Err(ServerError::method_not_found())))
+    }
 }
 
 /// A service that defines tool discovery and dispatch itself (the seed's advanced service).
@@ -119,6 +190,76 @@ pub trait AdvancedService: Send + Sync + 'static {
         params: CallToolParams,
         request: &RequestContext,
     ) -> impl Future<Output = Result<CallToolResponse, ServerError>> + Send;
+
+    /// Which features beyond tools the service has (none by default): declare the ones
+    /// whose hooks you define, so that the capabilities name them and their methods reach
+    /// the hooks.
+    fn features(&self) -> Features {
+        Features::default()
+    }
+
+    /// Lists one page of resources (`resources/list`). Default: "method not found".
+    fn on_list_resources(
+        &self,
+        cursor: Option<String>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<ListResourcesResult, ServerError>> + Send {
+        let _ = (cursor, request);
+        std::future::ready(Err(ServerError::method_not_found()))
+    }
+
+    /// Lists one page of resource templates (`resources/templates/list`). Default: "method
+    /// not found".
+    fn on_list_resource_templates(
+        &self,
+        cursor: Option<String>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<ListResourceTemplatesResult, ServerError>> + Send {
+        let _ = (cursor, request);
+        std::future::ready(Err(ServerError::method_not_found()))
+    }
+
+    /// Reads a resource (`resources/read`); answer an unknown URI with
+    /// [`ServerError::resource_not_found`]. Default: "method not found".
+    fn on_read_resource(
+        &self,
+        params: ReadResourceParams,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<ReadResourceResult, ServerError>> + Send {
+        let _ = (params, request);
+        std::future::ready(Err(ServerError::method_not_found()))
+    }
+
+    /// Lists one page of prompts (`prompts/list`). Default: "method not found".
+    fn on_list_prompts(
+        &self,
+        cursor: Option<String>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<ListPromptsResult, ServerError>> + Send {
+        let _ = (cursor, request);
+        std::future::ready(Err(ServerError::method_not_found()))
+    }
+
+    /// Gets a prompt (`prompts/get`); answer an unknown prompt with
+    /// [`ServerError::prompt_not_found`]. Default: "method not found".
+    fn on_get_prompt(
+        &self,
+        params: GetPromptParams,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<GetPromptResult, ServerError>> + Send {
+        let _ = (params, request);
+        std::future::ready(Err(ServerError::method_not_found()))
+    }
+
+    /// Completes an argument (`completion/complete`). Default: "method not found".
+    fn on_complete(
+        &self,
+        params: CompleteParams,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<CompleteResult, ServerError>> + Send {
+        let _ = (params, request);
+        std::future::ready(Err(ServerError::method_not_found()))
+    }
 }
 
 /// Runs an [`AdvancedService`] as a [`ServiceHandler`].
@@ -145,5 +286,57 @@ impl<T: AdvancedService> ServiceHandler for Advanced<T> {
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<CallToolResponse, ServerError>> {
         Box::pin(self.service.on_call_tool(params, request))
+    }
+
+    fn features(&self) -> Features {
+        self.service.features()
+    }
+
+    fn list_resources<'a>(
+        &'a self,
+        cursor: Option<String>,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ListResourcesResult, ServerError>> {
+        Box::pin(self.service.on_list_resources(cursor, request))
+    }
+
+    fn list_resource_templates<'a>(
+        &'a self,
+        cursor: Option<String>,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ListResourceTemplatesResult, ServerError>> {
+        Box::pin(self.service.on_list_resource_templates(cursor, request))
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        params: ReadResourceParams,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ReadResourceResult, ServerError>> {
+        Box::pin(self.service.on_read_resource(params, request))
+    }
+
+    fn list_prompts<'a>(
+        &'a self,
+        cursor: Option<String>,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<ListPromptsResult, ServerError>> {
+        Box::pin(self.service.on_list_prompts(cursor, request))
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        params: GetPromptParams,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<GetPromptResult, ServerError>> {
+        Box::pin(self.service.on_get_prompt(params, request))
+    }
+
+    fn complete<'a>(
+        &'a self,
+        params: CompleteParams,
+        request: &'a RequestContext,
+    ) -> BoxFuture<'a, Result<CompleteResult, ServerError>> {
+        Box::pin(self.service.on_complete(params, request))
     }
 }

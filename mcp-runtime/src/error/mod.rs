@@ -117,6 +117,43 @@ impl ServerError {
         Self::InvalidParams(message.into())
     }
 
+    /// `-32601 Method not found`: what the default resource, prompt and completion hooks
+    /// answer (modern clients get it with HTTP 404).
+    #[must_use]
+    pub fn method_not_found() -> Self {
+        Self::Rpc {
+            code: ErrorCode::METHOD_NOT_FOUND,
+            message: "Method not found".into(),
+            data: None,
+        }
+    }
+
+    /// `-32602 Resource not found: <uri>` with `data: {"uri": <uri>}`, the answer to a
+    /// `resources/read` of a URI the service does not have (as the TypeScript server sends
+    /// it in both eras).
+    #[must_use]
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::Rpc {
+            code: ErrorCode::INVALID_PARAMS,
+            message: format!("Resource not found: {uri}"),
+            data: Some(serde_json::json!({ "uri": uri })),
+        }
+    }
+
+    /// `-32602 Prompt <name> not found`, the answer to a `prompts/get` (or a completion)
+    /// naming a prompt the service does not have.
+    #[must_use]
+    pub fn prompt_not_found(name: &str) -> Self {
+        Self::invalid_params(format!("Prompt {name} not found"))
+    }
+
+    /// `-32602 Resource template <uri> not found`, the answer to a completion naming a
+    /// template the service does not have.
+    #[must_use]
+    pub fn template_not_found(uri_template: &str) -> Self {
+        Self::invalid_params(format!("Resource template {uri_template} not found"))
+    }
+
     /// The JSON-RPC code this error is answered with.
     pub fn code(&self) -> ErrorCode {
         match self {

@@ -10,6 +10,7 @@ mod content;
 mod elicitation;
 mod envelope;
 mod error_code;
+mod features;
 pub mod headers;
 mod jsonrpc;
 mod types;
@@ -23,6 +24,13 @@ pub use elicitation::{
 };
 pub use envelope::{EnvelopeError, RESERVED_META_KEYS, RequestEnvelope};
 pub use error_code::ErrorCode;
+pub(crate) use features::Cacheable;
+pub use features::{
+    CompleteArgument, CompleteContext, CompleteParams, CompleteResult, Completion, GetPromptParams,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    MAX_COMPLETION_VALUES, PaginatedParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceTemplate, SubscribeParams,
+};
 pub use jsonrpc::{
     ErrorObject, JsonRpcError, JsonRpcResponse, Message, MessageError, Notification, Request,
     RequestId, ResponseId, SuccessOut,

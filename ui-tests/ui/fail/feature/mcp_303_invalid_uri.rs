@@ -1,0 +1,12 @@
+struct App;
+
+#[mcp::service(name = "app")]
+impl App {
+    /// The configuration.
+    #[resource(uri = "app config")]
+    fn config(&self) -> String {
+        "{}".into()
+    }
+}
+
+fn main() {}

@@ -25,6 +25,7 @@ pub use dispatch::{
     ProtocolMode, Reply, RequestContext, RequestMeta, Server, ServerBuilder, ServiceConfig,
     ServiceHandler, ServiceKind, SessionMode, ToolError,
 };
+pub use dispatch::{ClientChannel, LogLevel, SamplingError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
@@ -44,6 +45,7 @@ pub use protocol::{
     InputRequiredResult, ListToolsResult, Tool, ToolAnnotations,
 };
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
+pub use protocol::{SamplingMessage, SamplingRequest, SamplingResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};
 pub use session::HttpSession;
 pub use transport::{HttpServer, McpService};

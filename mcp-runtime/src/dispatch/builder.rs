@@ -146,6 +146,8 @@ impl ServerBuilder {
             tools: Some(ToolsCapability {
                 list_changed: Some(false),
             }),
+            // Every handler can log through `mcp::Context`.
+            logging: Some(Map::new()),
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {

@@ -11,6 +11,7 @@ mod elicitation;
 mod envelope;
 mod error_code;
 mod jsonrpc;
+mod sampling;
 mod types;
 
 pub use builders::IntoSchemaObject;
@@ -26,6 +27,7 @@ pub use jsonrpc::{
     ErrorObject, JsonRpcError, JsonRpcResponse, Message, MessageError, Notification, Request,
     RequestId, ResponseId, SuccessOut,
 };
+pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};
 pub use types::*;
 
 /// The modern protocol revision (sessionless, `server/discover`).

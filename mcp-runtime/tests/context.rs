@@ -227,6 +227,8 @@ async fn legacy_session_logs_follow_set_level_on_the_call_stream() {
 #[tokio::test]
 async fn set_level_refuses_unknown_levels_and_modern_has_no_set_level() {
     let c = client(Talk::default());
+    // The TypeScript server's message, byte for byte: the zod issue list.
+    let zod = "[\n  {\n    \"code\": \"invalid_value\",\n    \"values\": [\n      \"debug\",\n      \"info\",\n      \"notice\",\n      \"warning\",\n      \"error\",\n      \"critical\",\n      \"alert\",\n      \"emergency\"\n    ],\n    \"path\": [\n      \"params\",\n      \"level\"\n    ],\n    \"message\": \"Invalid option: expected one of \\\"debug\\\"|\\\"info\\\"|\\\"notice\\\"|\\\"warning\\\"|\\\"error\\\"|\\\"critical\\\"|\\\"alert\\\"|\\\"emergency\\\"\"\n  }\n]";
     for params in [
         json!({"level": "loud"}),
         json!({"level": 3}),
@@ -236,14 +238,7 @@ async fn set_level_refuses_unknown_levels_and_modern_has_no_set_level() {
         let r = c.legacy("logging/setLevel", params.clone()).await;
         assert_eq!(r.status, StatusCode::OK, "{params}");
         assert_eq!(r.error_code(), Some(-32603), "{params}: {}", r.raw);
-        assert!(
-            r.body["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("\"path\""),
-            "{}",
-            r.raw
-        );
+        assert_eq!(r.body["error"]["message"], zod);
     }
     // Stateless legacy: answered `{}` and forgotten.
     let r = c
@@ -317,23 +312,45 @@ async fn progress_echoes_the_token_and_needs_one() {
             json!({"progressToken": token, "progress": 100.0})
         );
     }
-    // No token, or a token that is not a string or an integer: no progress, plain JSON.
-    for meta in [
-        json!({}),
-        json!({"progressToken": null}),
-        json!({"progressToken": 1.5}),
-        json!({"progressToken": true}),
-        json!({"progressToken": [1]}),
-        json!({"progressToken": {"a": 1}}),
+    // No token: no progress, plain JSON.
+    let r = c
+        .legacy(
+            "tools/call",
+            json!({"name": "count", "arguments": {}, "_meta": {}}),
+        )
+        .await;
+    assert_eq!(r.headers["content-type"], "application/json");
+    assert_eq!(r.result()["content"][0]["text"], "counted");
+    // A token that is neither a string nor an integer makes the message invalid, as the
+    // TypeScript server judges it: HTTP 400, -32600, the request's id.
+    for token in [
+        json!(null),
+        json!(1.5),
+        json!(true),
+        json!([1]),
+        json!({"a": 1}),
     ] {
-        let r = c
-            .legacy(
+        let meta = json!({"progressToken": token});
+        for r in [
+            c.legacy(
                 "tools/call",
                 json!({"name": "count", "arguments": {}, "_meta": meta}),
             )
-            .await;
-        assert_eq!(r.headers["content-type"], "application/json", "{meta}");
-        assert_eq!(r.result()["content"][0]["text"], "counted");
+            .await,
+            c.modern(
+                "tools/call",
+                json!({"name": "count", "arguments": {}, "_meta": meta}),
+            )
+            .await,
+        ] {
+            assert_eq!(r.status, StatusCode::BAD_REQUEST, "{token}: {}", r.raw);
+            assert_eq!(r.error_code(), Some(-32600));
+            assert_eq!(
+                r.body["error"]["message"],
+                "Bad Request: the request body is not a valid JSON-RPC message"
+            );
+            assert!(r.body["id"].is_i64());
+        }
     }
     // Modern: the same notifications.
     let r = c

@@ -456,4 +456,31 @@ mod tests {
             assert!(!is_absolute_url(bad), "{bad}");
         }
     }
+
+    #[test]
+    fn sampling_requests_need_a_sampling_request_and_the_capability() {
+        let ask = json!({"s": {"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}}});
+        assert_eq!(check(&mut result(ask.clone()), None), Ok(()));
+        assert_eq!(
+            check(
+                &mut result(ask.clone()),
+                Some(&caps(json!({"sampling": {}})))
+            ),
+            Ok(())
+        );
+        let refusal = check(&mut result(ask), Some(&caps(json!({"elicitation": {}}))));
+        assert_eq!(refusal, Err(Refusal::Sampling { key: "s".into() }));
+        let error = refusal.unwrap_err().to_error();
+        assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            error.data,
+            Some(json!({"requiredCapabilities": {"sampling": {}}}))
+        );
+        let no_tokens =
+            json!({"s": {"method": "sampling/createMessage", "params": {"messages": []}}});
+        assert!(matches!(
+            check(&mut result(no_tokens), None),
+            Err(Refusal::Invalid(_))
+        ));
+    }
 }

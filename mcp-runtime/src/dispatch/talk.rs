@@ -425,7 +425,7 @@ pub(crate) async fn set_log_level(
         .and_then(Value::as_str)
         .and_then(LogLevel::parse);
     let Some(level) = level else {
-        return super::Reply::in_band(invalid_level(params.as_ref()));
+        return super::Reply::in_band(invalid_level());
     };
     if let Some(session) = &cx.session
         && let Err(e) = session
@@ -441,37 +441,16 @@ pub(crate) async fn set_log_level(
     super::Reply::result(&json!({}))
 }
 
-/// The error of a `logging/setLevel` whose level is missing or unknown.
-fn invalid_level(params: Option<&JsonObject>) -> ErrorObject {
-    let received = params.and_then(|p| p.get("level"));
-    let options = LogLevel::ALL.map(LogLevel::as_str);
-    let issue = match received {
-        None | Some(Value::String(_)) => json!([{
-            "code": "invalid_value",
-            "values": options,
-            "path": ["params", "level"],
-            "message": format!("Invalid option: expected one of {}", options.map(|o| format!("\"{o}\"")).join("|")),
-        }]),
-        Some(other) => json!([{
-            "expected": "string",
-            "code": "invalid_type",
-            "path": ["params", "level"],
-            "message": format!("Invalid input: expected string, received {}", json_type(other)),
-        }]),
-    };
-    ErrorObject::new(
-        ErrorCode::INTERNAL_ERROR,
-        serde_json::to_string_pretty(&issue).unwrap_or_default(),
-    )
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+/// The error of a `logging/setLevel` whose level is missing or unknown: the TypeScript
+/// server's message, the zod issue list as pretty-printed JSON (whatever was sent, zod
+/// reports the enum's `invalid_value`).
+fn invalid_level() -> ErrorObject {
+    let values = LogLevel::ALL.map(|l| format!("    \"{l}\""));
+    let options = LogLevel::ALL.map(|l| format!("\\\"{l}\\\""));
+    let message = format!(
+        "[\n  {{\n    \"code\": \"invalid_value\",\n    \"values\": [\n  {}\n    ],\n    \"path\": [\n      \"params\",\n      \"level\"\n    ],\n    \"message\": \"Invalid option: expected one of {}\"\n  }}\n]",
+        values.join(",\n  "),
+        options.join("|")
+    );
+    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
 }

@@ -716,3 +716,38 @@ async fn a_context_outside_a_request_sends_nothing() {
         .await;
     assert_eq!(r, Err(mcp::SamplingError::NoChannel));
 }
+
+#[tokio::test]
+async fn a_closed_connection_cancels_a_slow_call_over_tcp() {
+    use tokio::io::AsyncWriteExt as _;
+    let talk = Talk::default();
+    let flags = talk.flags.clone();
+    let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = mcp::Server::new(talk).build().unwrap();
+    let app = mcp::transport::router(PATH, server);
+    tokio::spawn(listener.serve(app.into_make_service()).into_future());
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let request = format!(
+        "POST {PATH} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: slow\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!flags.dropped.load(Ordering::SeqCst));
+    // The client goes away without reading anything.
+    drop(stream);
+    let mut waited = Duration::ZERO;
+    while !flags.dropped.load(Ordering::SeqCst) && waited < Duration::from_secs(6) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
+    assert!(
+        flags.dropped.load(Ordering::SeqCst),
+        "the call still runs after its client left"
+    );
+    assert!(flags.woke.load(Ordering::SeqCst));
+}

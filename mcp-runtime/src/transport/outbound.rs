@@ -7,7 +7,9 @@
 //!
 //! Dropping the response (the client closed its connection) drops the handler's future and
 //! cancels the request's token; so does a legacy `notifications/cancelled` naming it. A
-//! cancelled request gets no response.
+//! cancelled request gets no response. A closed connection is noticed when something is
+//! written, so a call that runs longer than [`KEEPALIVE`] switches to SSE and writes a
+//! comment every [`KEEPALIVE`] while it has nothing else to send.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -33,6 +35,14 @@ use crate::session::streams::Streams;
 
 /// How many messages a handler may queue ahead of a slow reader before it waits.
 const QUEUE: usize = 32;
+
+/// A call still running after this long gets an SSE response, and an SSE response with
+/// nothing to send gets an SSE comment this often: only a write tells a client that closed
+/// its connection from one that half-closed it (which the listener still answers), so this
+/// is how a slow call notices its client is gone.
+pub(crate) const KEEPALIVE: Duration = Duration::from_secs(1);
+
+const KEEPALIVE_COMMENT: &[u8] = b": keepalive\n\n";
 
 enum Outbound {
     Message(String),
@@ -244,6 +254,7 @@ pub(crate) async fn serve(
             return sse_response(Body::from(body));
         }
         () = running.cancel.cancelled() => return sse_response(Body::empty()),
+        () = tokio::time::sleep(KEEPALIVE), if super::accepts_sse(headers) => None,
         first = running.events.recv() => first,
     };
     let mut queue = VecDeque::new();
@@ -259,7 +270,10 @@ pub(crate) async fn serve(
             }
             Err(running) => Some(running),
         },
-        None => Some(running),
+        None => {
+            queue.push_back(Bytes::from_static(KEEPALIVE_COMMENT));
+            Some(running)
+        }
     };
     let body = stream::unfold((queue, running), |(mut queue, mut running)| async move {
         loop {
@@ -275,6 +289,10 @@ pub(crate) async fn serve(
                     queue.push_back(sse_event(&reply_json(&r.id, &reply)));
                 }
                 () = r.cancel.cancelled() => {}
+                () = tokio::time::sleep(KEEPALIVE) => {
+                    queue.push_back(Bytes::from_static(KEEPALIVE_COMMENT));
+                    running = Some(r);
+                }
                 event = r.events.recv() => match event {
                     Some(Outbound::Message(m)) => {
                         queue.push_back(sse_event(&m));

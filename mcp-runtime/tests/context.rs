@@ -274,6 +274,16 @@ async fn modern_logs_only_with_a_log_level_in_the_envelope() {
     assert_eq!(methods(&messages), ["notifications/message", "<response>"]);
     assert_eq!(messages[0]["params"]["level"], "error");
     assert_eq!(messages[1]["result"]["resultType"], "complete");
+    // A client that accepts only JSON gets the response alone.
+    let r = c
+        .modern_with_headers(
+            "tools/call",
+            json!({"name": "chatty", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
+            &[("accept", "application/json")],
+        )
+        .await;
+    assert_eq!(r.headers["content-type"], "application/json", "{}", r.raw);
+    assert_eq!(r.result()["content"][0]["text"], "done");
     let capabilities = c.modern("server/discover", json!({})).await;
     assert_eq!(capabilities.result()["capabilities"]["logging"], json!({}));
 }

@@ -54,6 +54,9 @@ enum Outbound {
 
 /// The channel of one HTTP request.
 struct HttpChannel {
+    /// The client accepts an SSE response; without it nothing but the response is sent (as
+    /// the TypeScript server's JSON response mode drops notifications).
+    sse: bool,
     session: Option<Arc<str>>,
     streams: Arc<Streams>,
     events: mpsc::Sender<Outbound>,
@@ -63,6 +66,9 @@ struct HttpChannel {
 impl ClientChannel for HttpChannel {
     fn notify<'a>(&'a self, method: &'a str, params: Value) -> BoxFuture<'a, bool> {
         Box::pin(async move {
+            if !self.sse {
+                return false;
+            }
             let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
             self.events
                 .send(Outbound::Message(message.to_string()))
@@ -73,7 +79,7 @@ impl ClientChannel for HttpChannel {
 
     fn close_stream(&self, retry: Duration) -> BoxFuture<'_, bool> {
         Box::pin(async move {
-            if self.session.is_none() {
+            if self.session.is_none() || !self.sse {
                 return false;
             }
             let (done, answer) = oneshot::channel();
@@ -98,7 +104,7 @@ impl ClientRequester for HttpChannel {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Value, ErrorObject>> {
         Box::pin(async move {
-            let Some(session) = &self.session else {
+            let Some(session) = self.session.as_ref().filter(|_| self.sse) else {
                 return Err(ErrorObject::new(
                     ErrorCode::INTERNAL_ERROR,
                     format!("{method} needs a legacy session to carry the answer"),
@@ -193,6 +199,7 @@ pub(crate) async fn serve(
     let session: Option<Arc<str>> = session.map(Arc::from);
     let streams = server.streams().clone();
     let channel = Arc::new(HttpChannel {
+        sse: super::accepts_sse(headers),
         session: session.clone(),
         streams: streams.clone(),
         events: tx,

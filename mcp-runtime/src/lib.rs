@@ -25,7 +25,7 @@ pub use dispatch::{
     ProtocolMode, Reply, RequestContext, RequestMeta, Server, ServerBuilder, ServiceConfig,
     ServiceHandler, ServiceKind, SessionMode, ToolError,
 };
-pub use dispatch::{ClientChannel, LogLevel, SamplingError};
+pub use dispatch::{ClientChannel, ClientLogLayer, LogLevel, SamplingError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,

@@ -98,6 +98,15 @@ impl Talk {
         ))
     }
 
+    /// Logs through `tracing`: one forwarded target, one that is not.
+    pub async fn traced(&self) -> String {
+        tracing::info!(target: "talk_tools", rows = 3, "loaded");
+        tracing::debug!(target: "talk_tools::db", "query");
+        tracing::error!(target: "some_driver", "password=hunter2");
+        tracing::warn!(target: "talk_tools", "careful");
+        "traced".into()
+    }
+
     /// Ends its stream, then answers.
     pub async fn polling(&self, ctx: Context) -> String {
         let closed = ctx.close_stream(Duration::from_millis(50)).await;
@@ -760,4 +769,56 @@ async fn a_closed_connection_cancels_a_slow_call_over_tcp() {
         "the call still runs after its client left"
     );
     assert!(flags.woke.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn tracing_events_of_named_targets_reach_the_client() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let subscriber = tracing_subscriber::registry().with(mcp::ClientLogLayer::new(["talk_tools"]));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = router(Talk::default());
+    let session = open_session(&app, json!({})).await;
+    let call = |id: i64| {
+        legacy_post(
+            Some(&session),
+            &rpc(id, "tools/call", json!({"name": "traced", "arguments": {}})),
+        )
+    };
+    // No level set yet: every level of the named targets, in order; the driver's line
+    // never leaves the server.
+    let raw = body_text(app.clone().oneshot(call(1)).await.unwrap()).await;
+    assert!(!raw.contains("hunter2"), "{raw}");
+    let messages = sse_messages(&raw);
+    let logs: Vec<_> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .map(|m| m["params"].clone())
+        .collect();
+    assert_eq!(
+        logs,
+        [
+            json!({"level": "info", "logger": "talk_tools", "data": {"rows": 3, "message": "loaded"}}),
+            json!({"level": "debug", "logger": "talk_tools::db", "data": "query"}),
+            json!({"level": "warning", "logger": "talk_tools", "data": "careful"}),
+        ],
+        "{raw}"
+    );
+    // After `logging/setLevel` the session's threshold applies.
+    let set = rpc(2, "logging/setLevel", json!({"level": "warning"}));
+    app.clone()
+        .oneshot(legacy_post(Some(&session), &set))
+        .await
+        .unwrap();
+    let raw = body_text(app.clone().oneshot(call(3)).await.unwrap()).await;
+    let levels: Vec<_> = sse_messages(&raw)
+        .iter()
+        .filter_map(|m| m["params"]["level"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(levels, ["warning"], "{raw}");
+    // A modern request without a log level gets none.
+    let c = client(Talk::default());
+    let r = c
+        .modern("tools/call", json!({"name": "traced", "arguments": {}}))
+        .await;
+    assert_eq!(r.headers["content-type"], "application/json", "{}", r.raw);
 }

@@ -26,6 +26,14 @@ pub trait ClientChannel: ClientRequester {
     /// `false` when it could not be sent (the client went away).
     fn notify<'a>(&'a self, method: &'a str, params: Value) -> BoxFuture<'a, bool>;
 
+    /// Sends a notification without waiting (for callers that cannot `.await`, such as
+    /// [`ClientLogLayer`](crate::ClientLogLayer)); `false` when it was not queued. The
+    /// default queues nothing.
+    fn try_notify(&self, method: &str, params: Value) -> bool {
+        let _ = (method, params);
+        false
+    }
+
     /// Ends the request's response stream now, telling the client to reconnect after
     /// `retry` (SSE polling); what the handler sends afterwards, its response included, is
     /// delivered on the session's stream when the client resumes it with `Last-Event-ID`.
@@ -210,6 +218,31 @@ impl CallState {
     /// Whether a message of `level` goes to the client.
     pub(crate) async fn wants(&self, level: LogLevel) -> bool {
         self.channel.is_some() && self.threshold().await.is_some_and(|t| level >= t)
+    }
+
+    /// Reads the session's threshold now (a no-op for other thresholds).
+    pub(crate) async fn prime(&self) {
+        self.threshold().await;
+    }
+
+    /// Whether a message of `level` goes to the client, when that is known without
+    /// waiting (`None`: the session's threshold is not read yet).
+    pub(crate) fn wants_now(&self, level: LogLevel) -> Option<bool> {
+        if self.channel.is_none() {
+            return Some(false);
+        }
+        let threshold = match &self.threshold {
+            Threshold::Off => None,
+            Threshold::AtLeast(l) => Some(*l),
+            Threshold::Session(_) => *self.resolved.get()?,
+        };
+        Some(threshold.is_some_and(|t| level >= t))
+    }
+
+    pub(crate) fn try_notify(&self, method: &str, params: Value) -> bool {
+        self.channel
+            .as_ref()
+            .is_some_and(|c| c.try_notify(method, params))
     }
 
     pub(crate) async fn notify(&self, method: &str, params: Value) -> bool {

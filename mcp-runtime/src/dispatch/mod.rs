@@ -17,6 +17,7 @@ mod params;
 mod service;
 mod shim;
 mod talk;
+mod trace_bridge;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -45,6 +46,8 @@ pub use service::{AdvancedService, BoxFuture, ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;
+pub use trace_bridge::ClientLogLayer;
+pub(crate) use trace_bridge::scoped;
 
 use crate::error::{Error, InsufficientScopeError, ServerError};
 use crate::protocol::{

@@ -77,6 +77,15 @@ impl ClientChannel for HttpChannel {
         })
     }
 
+    fn try_notify(&self, method: &str, params: Value) -> bool {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.sse
+            && self
+                .events
+                .try_send(Outbound::Message(message.to_string()))
+                .is_ok()
+    }
+
     fn close_stream(&self, retry: Duration) -> BoxFuture<'_, bool> {
         Box::pin(async move {
             if self.session.is_none() || !self.sse {
@@ -224,19 +233,20 @@ pub(crate) async fn serve(
     state.client_sampling = cx.client_capabilities.sampling.is_some();
     state.has_session = session.is_some();
     state.timeout = server.config().input_round_timeout;
-    cx.call = Arc::new(state);
+    let state = Arc::new(state);
+    cx.call = state.clone();
     if session.is_some() {
         cx.requester = Some(channel);
     }
     let era = cx.era;
     let id = request.id.clone();
     let srv = server.clone();
-    let handler: Handler = Box::pin(async move {
+    let handler: Handler = Box::pin(crate::dispatch::scoped(state, async move {
         match era {
             Era::Modern => srv.handle_modern(request, cx).await,
             Era::Legacy => srv.handle_legacy(request, cx).await,
         }
-    });
+    }));
     let mut running = Box::new(Running {
         id,
         handler,

@@ -83,6 +83,13 @@ impl Talk {
         ))
     }
 
+    /// Logs, then asks the client's model.
+    pub async fn log_then_ask(&self, ctx: Context) -> Result<String, mcp::ToolError> {
+        ctx.log(LogLevel::Info, "asking").await;
+        let ask = SamplingRequest::new(vec![SamplingMessage::user("x")], 5);
+        Ok(ctx.sample(ask).await?.model)
+    }
+
     /// Asks twice, one question after the other.
     pub async fn ask_twice(&self, ctx: Context) -> Result<String, mcp::ToolError> {
         let one = ctx
@@ -538,6 +545,16 @@ async fn modern_sampling_is_an_input_required_round() {
         r.body["error"]["data"],
         json!({"requiredCapabilities": {"sampling": {}}})
     );
+    // The same after a log: the error keeps its status, the queued log is dropped.
+    let r = c
+        .modern(
+            "tools/call",
+            json!({"name": "log_then_ask", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.raw);
+    assert_eq!(r.headers["content-type"], "application/json");
+    assert_eq!(r.error_code(), Some(-32021));
 }
 
 #[tokio::test]

@@ -260,7 +260,11 @@ pub(crate) async fn serve(
     let first = tokio::select! {
         reply = &mut running.handler => {
             let queued = running.drain();
-            if queued.is_empty() {
+            // Nothing is written yet: an answer with its own HTTP status (400 for -32021,
+            // 403 for missing scopes) keeps it, and the queued notifications are dropped.
+            let plain_ok = matches!(&reply, Reply::Ok(_))
+                || matches!(&reply, Reply::Err { status, .. } if *status == StatusCode::OK);
+            if queued.is_empty() || !plain_ok {
                 return super::reply_response(&running.id, reply, headers);
             }
             let mut body = Vec::new();

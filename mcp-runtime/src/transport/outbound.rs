@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -257,23 +258,14 @@ pub(crate) async fn serve(
         session,
         streams,
     });
+    // Most calls finish at once: answer them without arming the keepalive timer.
+    let first_poll =
+        std::future::poll_fn(|cx| Poll::Ready(running.handler.as_mut().poll(cx))).await;
+    if let Poll::Ready(reply) = first_poll {
+        return running.finished(reply, headers);
+    }
     let first = tokio::select! {
-        reply = &mut running.handler => {
-            let queued = running.drain();
-            // Nothing is written yet: an answer with its own HTTP status (400 for -32021,
-            // 403 for missing scopes) keeps it, and the queued notifications are dropped.
-            let plain_ok = matches!(&reply, Reply::Ok(_))
-                || matches!(&reply, Reply::Err { status, .. } if *status == StatusCode::OK);
-            if queued.is_empty() || !plain_ok {
-                return super::reply_response(&running.id, reply, headers);
-            }
-            let mut body = Vec::new();
-            for message in queued {
-                body.extend_from_slice(&sse_event(&message));
-            }
-            body.extend_from_slice(&sse_event(&reply_json(&running.id, &reply)));
-            return sse_response(Body::from(body));
-        }
+        reply = &mut running.handler => return running.finished(reply, headers),
         () = running.cancel.cancelled() => return sse_response(Body::empty()),
         () = tokio::time::sleep(KEEPALIVE), if super::accepts_sse(headers) => None,
         first = running.events.recv() => first,
@@ -332,6 +324,24 @@ pub(crate) async fn serve(
 }
 
 impl Running {
+    /// The response of a handler that finished before anything was written: JSON, or SSE
+    /// carrying the queued messages first. An answer with its own HTTP status (400 for
+    /// -32021, 403 for missing scopes) keeps it, and the queued messages are dropped.
+    fn finished(&mut self, reply: Reply, headers: &HeaderMap) -> Response {
+        let queued = self.drain();
+        let plain_ok = matches!(&reply, Reply::Ok(_))
+            || matches!(&reply, Reply::Err { status, .. } if *status == StatusCode::OK);
+        if queued.is_empty() || !plain_ok {
+            return super::reply_response(&self.id, reply, headers);
+        }
+        let mut body = Vec::new();
+        for message in queued {
+            body.extend_from_slice(&sse_event(&message));
+        }
+        body.extend_from_slice(&sse_event(&reply_json(&self.id, &reply)));
+        sse_response(Body::from(body))
+    }
+
     /// The messages queued when the handler finished.
     fn drain(&mut self) -> Vec<String> {
         let mut out = Vec::new();

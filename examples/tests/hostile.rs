@@ -3731,3 +3731,208 @@ async fn resources_prompts_and_completion() {
     ];
     run("resources, prompts and completion", &[l, t], cases).await;
 }
+
+/// A service whose tools talk back through [`Context`]: logs, progress and sampling.
+struct Talker;
+
+#[mcp::service(name = "talker", version = "1.0.0")]
+impl Talker {
+    /// Echo `text` back.
+    pub fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Logs, reports progress, and answers.
+    pub async fn work(&self, ctx: Context) -> String {
+        ctx.log(mcp::LogLevel::Info, "working").await;
+        ctx.progress(1.0, 2.0, None).await;
+        "worked".into()
+    }
+
+    /// Asks the client's model.
+    pub async fn ask(&self, ctx: Context, question: String) -> Result<String, mcp::ToolError> {
+        let ask = mcp::SamplingRequest::new(vec![mcp::SamplingMessage::user(question)], 10);
+        Ok(ctx.sample(ask).await?.model)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_traffic() {
+    let addr = serve(mcp::Server::builder(Talker).request_state_keys([STATE_KEY])).await;
+    let session = open_session(addr, None).await;
+    let http = http_client();
+    let sampling = json!({"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}});
+    let ask = |extra: Value| {
+        let mut params = json!({"name": "ask", "arguments": {"question": "q"}, "_meta": sampling});
+        if let (Some(p), Value::Object(extra)) = (params.as_object_mut(), extra) {
+            p.extend(extra);
+        }
+        modern("tools/call", params)
+    };
+    let first = send_http(&http, addr, &ask(json!({}))).await;
+    let state = first.json()["result"]["requestState"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("a sampling round: {}", first.excerpt()));
+    let srv = Srv {
+        session: Some(session.clone()),
+        ..Srv::new(addr, Eras::Both)
+    };
+    let t = &srv;
+    let on = |h: Http| h.with("Mcp-Session-Id", &session);
+    let set_level = |params: &str| on(legacy_text("logging/setLevel", params));
+    let cancel = |params: Value| {
+        on(legacy(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}),
+        ))
+    };
+    // Valid tokens go to `echo` (a plain JSON answer), invalid ones to `work`.
+    let with_token = |tool: &str, token: &str| {
+        format!(
+            r#"{{"name":"{tool}","arguments":{{"text":"x"}},"_meta":{{"progressToken":{token}}}}}"#
+        )
+    };
+    let invalid = Expect::Rpc(400, -32600);
+    let zod = Expect::Rpc(200, -32603);
+    let mut cases = vec![
+        case(
+            "setLevel with an unknown level",
+            t,
+            set_level(r#"{"level":"loud"}"#),
+            zod,
+        ),
+        case(
+            "setLevel with an upper-case level",
+            t,
+            set_level(r#"{"level":"INFO"}"#),
+            zod,
+        ),
+        case(
+            "setLevel with a number",
+            t,
+            set_level(r#"{"level":3}"#),
+            zod,
+        ),
+        case("setLevel with null", t, set_level(r#"{"level":null}"#), zod),
+        case("setLevel without a level", t, set_level("{}"), zod),
+        case(
+            "setLevel with 1 MB of level",
+            t,
+            set_level(&format!(r#"{{"level":"{}"}}"#, "d".repeat(1 << 20))),
+            zod,
+        ),
+        case(
+            "setLevel without a session",
+            t,
+            legacy_call("logging/setLevel", json!({"level": "bogus"})),
+            zod,
+        ),
+        case(
+            "setLevel on the modern era",
+            t,
+            modern("logging/setLevel", json!({"level": "info"})),
+            Expect::Rpc(404, -32601),
+        ),
+        case(
+            "a modern envelope log level that is not a level",
+            t,
+            modern(
+                "tools/call",
+                json!({"name": "work", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": "loud"}}),
+            ),
+            Expect::Rpc(400, -32602),
+        ),
+        case(
+            "a cancellation for an unknown request",
+            t,
+            cancel(json!({"requestId": 424_242})),
+            Expect::Accepted,
+        ),
+        case(
+            "a cancellation for a finished request",
+            t,
+            cancel(json!({"requestId": 1})),
+            Expect::Accepted,
+        ),
+        case(
+            "a cancellation without a requestId",
+            t,
+            cancel(json!({"reason": "x"})),
+            Expect::Accepted,
+        ),
+        case(
+            "a cancellation naming an object",
+            t,
+            cancel(json!({"requestId": {"id": 1}})),
+            Expect::Accepted,
+        ),
+        case(
+            "a cancellation without a session",
+            t,
+            legacy(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+            ),
+            Expect::Accepted,
+        ),
+        case(
+            "a sampling answer that is not a sampling result",
+            t,
+            ask(
+                json!({"requestState": state, "inputResponses": {"mcp-sampling-1": {"action": "accept"}}}),
+            ),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "a sampling answer that is not an object",
+            t,
+            ask(json!({"requestState": state, "inputResponses": {"mcp-sampling-1": "4"}})),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "a sampling request to a client without the capability",
+            t,
+            tool("ask", json!({"question": "q"})),
+            Expect::Rpc(400, -32021),
+        ),
+        case(
+            "an answer to a sampling request nothing awaits",
+            t,
+            on(legacy(
+                json!({"jsonrpc": "2.0", "id": "mcp-server-0", "result": {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"}}),
+            )),
+            Expect::Accepted,
+        ),
+        case(
+            "a sampling request on a legacy session without the capability",
+            t,
+            on(legacy_tool("ask", json!({"question": "q"}))),
+            Expect::Rpc(200, -32603),
+        ),
+    ];
+    for token in ["\"t\"", "7", "-3", "12345678901234567"] {
+        cases.push(case(
+            format!("progress token {token}"),
+            t,
+            on(legacy_text("tools/call", &with_token("echo", token))),
+            Expect::Ok,
+        ));
+    }
+    for token in ["1.5", "true", "false", "null", "[1]", "{\"a\":1}"] {
+        cases.push(case(
+            format!("legacy progress token {token}"),
+            t,
+            on(legacy_text("tools/call", &with_token("work", token))),
+            invalid,
+        ));
+        let mut modern_params: Value = serde_json::from_str(&with_token("work", "0")).unwrap();
+        modern_params["_meta"]["progressToken"] =
+            serde_json::from_str(token).unwrap_or(Value::Null);
+        cases.push(case(
+            format!("modern progress token {token}"),
+            t,
+            modern("tools/call", modern_params),
+            invalid,
+        ));
+    }
+    run("context traffic", &[t], cases).await;
+}

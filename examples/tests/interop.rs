@@ -39,7 +39,7 @@ fn assert_connected(events: &Events, peer: Peer, name: &str, instructions: &str)
     );
     assert_eq!(
         connected["capabilities"],
-        json!({"tools": {"listChanged": false}}),
+        json!({"tools": {"listChanged": false}, "logging": {}}),
         "{}",
         events.report
     );

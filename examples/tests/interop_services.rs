@@ -116,7 +116,7 @@ fn assert_connected(events: &Events, peer: Peer, era: &str, name: &str, instruct
     );
     assert_eq!(
         connected["capabilities"],
-        json!({"tools": {"listChanged": false}}),
+        json!({"tools": {"listChanged": false}, "logging": {}}),
         "{}",
         events.report
     );

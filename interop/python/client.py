@@ -15,6 +15,10 @@ Scenarios (SCENARIOS below; add new ones there):
     features  connect, list resources, templates and prompts, then run the reads,
               prompts/get calls and completions of a features script (the format of
               interop/features.mjs: {"read": [...], "prompts": [...], "complete": [...]})
+    context   as tools, with sampling and logging callbacks: steps may also carry
+              "logLevel" (legacy: logging/setLevel first; modern: the request's
+              io.modelcontextprotocol/logLevel _meta key), "progress": true and
+              "cancelAfterMs" (the call is cancelled after that many ms), as in client.mjs
 
 --mode is the SDK's own `Client(mode=...)`: `auto` (its default) probes `server/discover`
 and falls back to the `initialize` handshake, `legacy` always does the handshake, a modern
@@ -29,6 +33,10 @@ Every line on stdout is one JSON object with an "event" field, as client.mjs pri
     connected  sdk, mode, era, protocolVersion, serverInfo, capabilities, instructions
     tool       name, title, description, inputSchema, outputSchema
     step       one scripted call: content, structuredContent, isError
+    log        a notifications/message received (context)
+    progress   a progress notification of a step's call (context)
+    sampling   a sampling request and the answer given (context)
+    cancelled  a step's call cancelled after cancelAfterMs (context)
     error      code and message of a protocol, transport or validation error
     mismatch   a scripted expectation that did not hold
     done       summary
@@ -139,9 +147,34 @@ async def scenario_tools(client: Client, args: argparse.Namespace) -> int:
         if cursor is None:
             break
     mismatches = 0
+    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
     for index, step in enumerate(load_steps(args.script)):
+        CURRENT["step"] = index
+        CURRENT["sample"] = step.get("sample")
+        level = step.get("logLevel")
+        meta = {"io.modelcontextprotocol/logLevel": level} if level is not None and modern else None
+        progress = None
+        if step.get("progress"):
+
+            async def progress(done: float, total: float | None, message: str | None, index: int = index) -> None:
+                out({"event": "progress", "step": index, "progress": done, "total": total, "message": message})
+
         try:
-            result = await client.call_tool(step["tool"], step.get("arguments", {}))
+            if level is not None and not modern:
+                await client.set_logging_level(level)
+            call = client.call_tool(step["tool"], step.get("arguments", {}), progress_callback=progress, meta=meta)
+            if step.get("cancelAfterMs") is not None:
+                result = None
+                with anyio.move_on_after(step["cancelAfterMs"] / 1000):
+                    result = await call
+                if result is None:
+                    out({"event": "cancelled", "step": index, "tool": step["tool"]})
+                    continue
+                problems = ["expected the call to be cancelled, but it returned a result"]
+                out({"event": "mismatch", "step": index, "tool": step["tool"], "problems": problems})
+                mismatches += 1
+                continue
+            result = await call
         except Exception as error:  # every failure is reported, none is fatal to the runner
             info = describe(error)
             expected = step.get("expectError")
@@ -231,10 +264,29 @@ async def scenario_features(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+# The step being run, for the callbacks of the context scenario.
+CURRENT: dict[str, Any] = {"step": None, "sample": None}
+
+
+async def on_sampling(context: Any, params: Any) -> Any:
+    from mcp_types import CreateMessageResult, TextContent
+
+    del context
+    text = (CURRENT["sample"] or {}).get("text", "This is a canned completion from the interop client")
+    messages = [dump(m) for m in params.messages]
+    out({"event": "sampling", "step": CURRENT["step"], "messages": messages, "maxTokens": params.max_tokens, "answer": text})
+    return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model="interop-client", stop_reason="endTurn")
+
+
+async def on_log(params: Any) -> None:
+    out({"event": "log", "step": CURRENT["step"], "level": params.level, "logger": params.logger, "data": params.data})
+
+
 SCENARIOS: dict[str, Callable[[Client, argparse.Namespace], Awaitable[int]]] = {
     "connect": scenario_connect,
     "tools": scenario_tools,
     "features": scenario_features,
+    "context": scenario_tools,
 }
 
 
@@ -252,7 +304,10 @@ async def main(args: argparse.Namespace) -> int:
             server = args.url
         else:
             usage("a <url> or --stdio <command> is required")
-        client = Client(server, mode=args.mode, read_timeout_seconds=args.timeout)
+        callbacks: dict[str, Any] = (
+            {"sampling_callback": on_sampling, "logging_callback": on_log} if args.scenario == "context" else {}
+        )
+        client = Client(server, mode=args.mode, read_timeout_seconds=args.timeout, **callbacks)
     except ValueError as e:
         usage(str(e))
     code = 1

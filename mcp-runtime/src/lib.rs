@@ -25,6 +25,7 @@ pub use dispatch::{
     IntoService, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
     ToolError,
 };
+pub use dispatch::{ClientChannel, ClientLogLayer, LogLevel, SamplingError};
 pub use dispatch::{Features, UriTemplate, UriTemplateError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
@@ -52,6 +53,7 @@ pub use protocol::{
     ResourceTemplate, Role,
 };
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
+pub use protocol::{SamplingMessage, SamplingRequest, SamplingResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};
 pub use session::HttpSession;
 pub use transport::{HttpServer, McpService};

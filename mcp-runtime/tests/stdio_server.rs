@@ -23,6 +23,13 @@ struct Confirm {
 
 #[mcp::service(name = "stdio-test", version = "1.0.0")]
 impl Svc {
+    /// Logs and reports progress, then answers.
+    pub async fn work(&self, ctx: mcp::Context) -> String {
+        ctx.log(mcp::LogLevel::Info, "working").await;
+        ctx.progress(1.0, 2.0, None).await;
+        "worked".into()
+    }
+
     /// Echoes.
     pub fn echo(&self, text: String) -> String {
         text
@@ -183,7 +190,7 @@ async fn legacy_handshake_list_and_call() {
     let list = p
         .call(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))
         .await;
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 7);
     assert!(list["result"].get("resultType").is_none());
     let r = p.call(tool_call(2, "echo", json!({"text":"hi"}))).await;
     assert_eq!(
@@ -614,4 +621,59 @@ async fn invalid_settings_and_protected_services_are_refused() {
     let (a, b) = tokio::io::duplex(64);
     let e = protected.serve_transport(a, b).await.unwrap_err();
     assert!(e.to_string().contains("cannot be served over stdio"), "{e}");
+}
+
+#[tokio::test]
+async fn logs_and_progress_are_lines_before_the_response() {
+    let mut p = peer();
+    p.initialize(json!({})).await;
+    let work = |id: i64| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"work","arguments":{},"_meta":{"progressToken":"tok"}}})
+    };
+    // No level set: every level goes out, then the progress, then the response.
+    p.send(work(1)).await;
+    let log = p.recv().await;
+    assert_eq!(log["method"], "notifications/message", "{log}");
+    assert_eq!(log["params"]["level"], "info");
+    assert_eq!(log["params"]["data"], "working");
+    let progress = p.recv().await;
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "tok");
+    assert_eq!(progress["params"]["progress"], 1.0);
+    let r = p.recv().await;
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["result"]["content"][0]["text"], "worked");
+    // logging/setLevel on the connection's session filters the info log out.
+    let set = p
+        .call(json!({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"warning"}}))
+        .await;
+    assert_eq!(set, json!({"jsonrpc":"2.0","id":2,"result":{}}));
+    p.send(work(3)).await;
+    assert_eq!(p.recv().await["method"], "notifications/progress");
+    assert_eq!(p.recv().await["id"], 3);
+    assert!(p.finish().await.is_empty());
+}
+
+#[tokio::test]
+async fn modern_logs_follow_the_requests_log_level() {
+    let mut p = peer();
+    let call = |id: i64, level: Option<&str>| {
+        let mut meta = envelope();
+        if let Some(level) = level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"work","arguments":{},"_meta":meta}})
+    };
+    // Without a level, a modern request gets no logs (and no progress: no token).
+    let r = p.call(call(1, None)).await;
+    assert_eq!(r["id"], 1, "{r}");
+    p.send(call(2, Some("debug"))).await;
+    let log = p.recv().await;
+    assert_eq!(log["method"], "notifications/message", "{log}");
+    let r = p.recv().await;
+    assert_eq!(r["id"], 2, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "worked");
+    assert!(p.finish().await.is_empty());
 }

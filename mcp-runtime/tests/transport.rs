@@ -42,7 +42,7 @@ async fn discover_returns_identity_in_meta_and_cache_hints() {
     assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
     assert_eq!(
         result["capabilities"],
-        json!({"tools": {"listChanged": false}})
+        json!({"tools": {"listChanged": false}, "logging": {}})
     );
     assert_eq!(result["instructions"], "Test tools.");
     assert_eq!(result["resultType"], "complete");
@@ -615,7 +615,7 @@ async fn legacy_initialize_negotiates_versions() {
         );
         assert_eq!(
             r.result()["capabilities"],
-            json!({"tools": {"listChanged": false}})
+            json!({"tools": {"listChanged": false}, "logging": {}})
         );
         assert_eq!(r.result()["instructions"], "Test tools.");
         assert!(

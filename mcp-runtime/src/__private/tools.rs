@@ -271,10 +271,11 @@ pub struct CallArgs<'a> {
 impl<'a> CallArgs<'a> {
     /// For a `tools/call` of a basic tool: the arguments are bound one by one.
     pub fn new(mut params: CallToolParams, request: &'a RequestContext) -> Self {
-        let context = Context {
-            input_responses: params.input_responses.take(),
-            request_state: params.request_state.take(),
-        };
+        let context = Context::for_call(
+            request,
+            params.input_responses.take(),
+            params.request_state.take(),
+        );
         Self {
             tool: Arc::from(params.name.as_str()),
             subject: Subject::Tool,
@@ -288,10 +289,11 @@ impl<'a> CallArgs<'a> {
 
     /// For `on_call_tool` of an advanced service: the params are bound whole.
     pub fn for_call(params: CallToolParams, request: &'a RequestContext) -> Self {
-        let context = Context {
-            input_responses: params.input_responses.clone(),
-            request_state: params.request_state.clone(),
-        };
+        let context = Context::for_call(
+            request,
+            params.input_responses.clone(),
+            params.request_state.clone(),
+        );
         Self {
             tool: Arc::from(params.name.as_str()),
             subject: Subject::Tool,

@@ -364,6 +364,8 @@ impl ServerBuilder {
             tools: Some(ToolsCapability {
                 list_changed: Some(false),
             }),
+            // Every handler can log through `mcp::Context`.
+            logging: Some(Map::new()),
             ..ServerCapabilities::default()
         };
         self.handler.features().advertise(&mut capabilities);

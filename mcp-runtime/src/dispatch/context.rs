@@ -27,6 +27,8 @@ pub struct RequestContext {
     pub(crate) session: Option<HttpSession>,
     pub(crate) auth: Option<AuthContext>,
     pub(crate) requester: Option<super::Requester>,
+    /// What the handler shares with the transport (channel back, cancellation, log level).
+    pub(crate) call: Arc<super::channel::CallState>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -55,6 +57,7 @@ impl RequestContext {
             session: None,
             auth: None,
             requester: None,
+            call: Arc::default(),
         }
     }
 

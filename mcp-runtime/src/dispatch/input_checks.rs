@@ -16,6 +16,8 @@ pub(crate) enum Refusal {
         key: String,
         modes: Vec<&'static str>,
     },
+    /// The client did not declare `sampling`: `-32021`, HTTP 400.
+    Sampling { key: String },
 }
 
 impl Refusal {
@@ -36,6 +38,11 @@ impl Refusal {
                 )
                 .with_data(json!({"requiredCapabilities": {"elicitation": elicitation}}))
             }
+            Self::Sampling { key } => ErrorObject::new(
+                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                format!("Cannot request input '{key}' (sampling/createMessage): the request's client capabilities do not declare the required capability"),
+            )
+            .with_data(json!({"requiredCapabilities": {"sampling": {}}})),
         }
     }
 }
@@ -72,6 +79,13 @@ pub(crate) fn check(
     }
     let elicitation = capabilities.map(|c| c.elicitation.clone());
     for (key, request) in requests.iter_mut() {
+        if request.get("method").and_then(Value::as_str) == Some(SAMPLING) {
+            check_sampling(key, request)?;
+            if capabilities.is_some_and(|c| c.sampling.is_none()) {
+                return Err(Refusal::Sampling { key: key.clone() });
+            }
+            continue;
+        }
         let mode = check_request(key, request)?;
         if let Some(elicitation) = &elicitation {
             let supported = match (elicitation, mode) {
@@ -90,6 +104,16 @@ pub(crate) fn check(
     Ok(())
 }
 
+const SAMPLING: &str = crate::protocol::SAMPLING_CREATE_MESSAGE;
+
+/// Checks a `sampling/createMessage` input request: its params must be a sampling request.
+fn check_sampling(key: &str, request: &Value) -> Result<(), Refusal> {
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    serde_json::from_value::<crate::protocol::SamplingRequest>(params)
+        .map(drop)
+        .map_err(|e| invalid(key, format!("not a sampling request: {e}")))
+}
+
 /// Checks one request; returns its mode.
 fn check_request(key: &str, request: &mut Value) -> Result<&'static str, Refusal> {
     let Value::Object(request) = request else {
@@ -103,7 +127,7 @@ fn check_request(key: &str, request: &mut Value) -> Result<&'static str, Refusal
         Some(other) => {
             return Err(invalid(
                 key,
-                format!("unsupported method {other}; only elicitation/create"),
+                format!("unsupported method {other}; only elicitation/create and {SAMPLING}"),
             ));
         }
     }
@@ -431,5 +455,32 @@ mod tests {
         ] {
             assert!(!is_absolute_url(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn sampling_requests_need_a_sampling_request_and_the_capability() {
+        let ask = json!({"s": {"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}}});
+        assert_eq!(check(&mut result(ask.clone()), None), Ok(()));
+        assert_eq!(
+            check(
+                &mut result(ask.clone()),
+                Some(&caps(json!({"sampling": {}})))
+            ),
+            Ok(())
+        );
+        let refusal = check(&mut result(ask), Some(&caps(json!({"elicitation": {}}))));
+        assert_eq!(refusal, Err(Refusal::Sampling { key: "s".into() }));
+        let error = refusal.unwrap_err().to_error();
+        assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            error.data,
+            Some(json!({"requiredCapabilities": {"sampling": {}}}))
+        );
+        let no_tokens =
+            json!({"s": {"method": "sampling/createMessage", "params": {"messages": []}}});
+        assert!(matches!(
+            check(&mut result(no_tokens), None),
+            Err(Refusal::Invalid(_))
+        ));
     }
 }

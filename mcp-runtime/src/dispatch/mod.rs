@@ -7,6 +7,7 @@
 //! HTTP rules give that error.
 
 mod builder;
+mod channel;
 mod config;
 mod context;
 mod elicit;
@@ -16,6 +17,8 @@ mod legacy;
 mod params;
 mod service;
 mod shim;
+mod talk;
+mod trace_bridge;
 mod uri_template;
 
 use std::collections::HashMap;
@@ -30,6 +33,8 @@ use serde_json::{Map, Value, json};
 
 pub use crate::error::ToolError;
 pub use builder::{IntoServer, IntoService, ServerBuilder};
+pub(crate) use channel::{CallState, Threshold};
+pub use channel::{ClientChannel, LogLevel, SESSION_LOG_LEVEL_KEY};
 pub(crate) use config::ServiceConfig;
 pub use config::{CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, SessionMode};
 pub use context::RequestContext;
@@ -46,6 +51,9 @@ pub use service::{AdvancedService, BoxFuture};
 pub use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
+pub use talk::SamplingError;
+pub use trace_bridge::ClientLogLayer;
+pub(crate) use trace_bridge::scoped;
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 
 use crate::error::{Error, InsufficientScopeError, ServerError};
@@ -289,6 +297,7 @@ impl Server {
             "ping" => Reply::result(&json!({})),
             "tools/list" => self.legacy_list_tools(request.params, cx).await,
             "tools/call" => self.legacy_call_tool(request.params, cx).await,
+            "logging/setLevel" => talk::set_log_level(request.params, &cx).await,
             m if features::METHODS.contains(&m) => self.handle_feature(m, request.params, cx).await,
             _ => method_not_found(StatusCode::OK),
         }
@@ -405,7 +414,9 @@ impl Server {
             }
         }
         let (tool, arguments) = (params.name.clone(), params.arguments.clone());
-        let response = match guarded(self.inner.handler.call_tool(params, &cx)).await {
+        let round_state = params.request_state.clone();
+        let outcome = guarded(self.inner.handler.call_tool(params, &cx)).await;
+        let response = match talk::settle_modern(&cx, outcome, round_state) {
             Ok(r) => r,
             Err(e) => return e.unwrap_or_else(internal_error),
         };
@@ -461,7 +472,8 @@ impl Server {
         params.request_state = None;
         let cx = cx.with_meta(params.meta.clone());
         for round in 0..=MAX_LEGACY_ROUNDS {
-            let response = match guarded(self.inner.handler.call_tool(params.clone(), &cx)).await {
+            let outcome = guarded(self.inner.handler.call_tool(params.clone(), &cx)).await;
+            let response = match talk::settle_legacy(&cx, outcome) {
                 Ok(r) => r,
                 Err(e) => return e.unwrap_or_else(internal_error),
             };

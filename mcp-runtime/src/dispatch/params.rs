@@ -133,12 +133,46 @@ impl AuthContext {
     }
 }
 
-/// The answers of one round of a multi-round tool call (modern protocol). On a legacy call
-/// and on a first round it is empty.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What a tool (or resource, prompt) does *with* the client while it runs: log, report
+/// progress, notice cancellation, ask the client's model ([`sample`](Self::sample)), and read
+/// the answers of a multi-round call (elicitation).
+///
+/// Bind it as a runtime parameter `ctx: mcp::Context`. Its neighbours answer other
+/// questions: [`RequestContext`](crate::RequestContext) describes the request (era, HTTP
+/// parts, `_meta`, client capabilities) and is what advanced handlers receive;
+/// [`AuthContext`] is the authenticated caller. `Context` is the only one that talks back.
+///
+/// | call | legacy (initialize, sessions) | modern (2026-07-28) |
+/// | --- | --- | --- |
+/// | [`log`](Self::log) | `notifications/message` on the request's stream, filtered by the session's `logging/setLevel` (every level when none) | sent only when the request's `_meta` carries `io.modelcontextprotocol/logLevel`, filtered by it |
+/// | [`progress`](Self::progress) | `notifications/progress` with the request's `progressToken`; nothing without one | same |
+/// | [`cancelled`](Self::cancelled) | a `notifications/cancelled` naming the request, or the client closing its connection | the client closing its request |
+/// | [`sample`](Self::sample) | a `sampling/createMessage` request on the call's stream (needs a session) | an `input_required` round asking `sampling/createMessage` |
+///
+/// Over HTTP the response of a request that sends anything switches from JSON to an SSE
+/// stream. A `Context` built outside a request (`Context::default()`) sends nothing.
+#[derive(Clone, Debug, Default)]
 pub struct Context {
     pub(crate) input_responses: Option<JsonObject>,
     pub(crate) request_state: Option<String>,
+    pub(crate) call: Option<std::sync::Arc<super::channel::CallState>>,
+    pub(crate) progress_token: Option<Value>,
+    /// The round carries a request state the server signed (modern continuation).
+    pub(crate) signed_round: bool,
+}
+
+impl PartialEq for Context {
+    fn eq(&self, other: &Self) -> bool {
+        self.input_responses == other.input_responses
+            && self.request_state == other.request_state
+            && self.progress_token == other.progress_token
+            && self.signed_round == other.signed_round
+            && match (&self.call, &other.call) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
 }
 
 impl Context {

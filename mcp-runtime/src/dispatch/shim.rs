@@ -41,12 +41,25 @@ pub(crate) async fn ask(
             ErrorCode::INTERNAL_ERROR,
             "This tool needs input from the user, and the client did not declare that elicitation mode at initialize",
         ),
+        input_checks::Refusal::Sampling { .. } => ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            "This tool needs sampling, and the client did not declare the sampling capability at initialize",
+        ),
         other => other.to_error(),
     })?;
     let url_supported = cx.protocol_version() >= "2025-11-25";
     let mut answers = JsonObject::new();
     for (key, request) in result.input_requests.take().unwrap_or_default() {
         let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or(crate::protocol::ELICITATION_CREATE);
+        if method == crate::protocol::SAMPLING_CREATE_MESSAGE {
+            let answer = requester.request(method, params, timeout).await?;
+            answers.insert(key, answer);
+            continue;
+        }
         if params["mode"] == "url" {
             if !url_supported {
                 return Err(ErrorObject::new(

@@ -94,6 +94,10 @@ pub enum MessageError {
     /// A member JSON-RPC does not define.
     #[error("unknown member `{0}`")]
     UnknownMember(String),
+    /// A request's `params._meta.progressToken` is neither a string nor an integer (MCP's
+    /// request schema; the TypeScript server refuses such a message as invalid).
+    #[error("`params._meta.progressToken` must be a string or an integer")]
+    ProgressToken,
 }
 
 /// A JSON-RPC error object.
@@ -202,6 +206,12 @@ impl Message {
             if let Some((key, _)) = obj.into_iter().next() {
                 return Err(MessageError::UnknownMember(key));
             }
+            let token = params
+                .as_ref()
+                .and_then(|p| p.get("_meta")?.get("progressToken"));
+            if token.is_some_and(|t| !is_progress_token(t)) {
+                return Err(MessageError::ProgressToken);
+            }
             return Ok(match id {
                 Some(id) => Self::Request(Request { id, method, params }),
                 None => Self::Notification(Notification { method, params }),
@@ -233,6 +243,17 @@ impl Message {
             Self::Notification(n) => Some(&n.method),
             Self::Response(_) => None,
         }
+    }
+}
+
+/// A string or an integer (a JSON number without a fraction, as JavaScript counts it).
+fn is_progress_token(v: &Value) -> bool {
+    match v {
+        Value::String(_) => true,
+        Value::Number(n) => {
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        _ => false,
     }
 }
 

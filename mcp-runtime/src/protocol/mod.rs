@@ -13,6 +13,7 @@ mod error_code;
 mod features;
 pub mod headers;
 mod jsonrpc;
+mod sampling;
 mod types;
 
 pub use builders::IntoSchemaObject;
@@ -35,6 +36,7 @@ pub use jsonrpc::{
     ErrorObject, JsonRpcError, JsonRpcResponse, Message, MessageError, Notification, Request,
     RequestId, ResponseId, SuccessOut,
 };
+pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};
 pub use types::*;
 
 /// The modern protocol revision (sessionless, `server/discover`).

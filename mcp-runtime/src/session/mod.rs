@@ -11,6 +11,7 @@ mod handle;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
+pub(crate) mod resume;
 pub(crate) mod streams;
 
 use std::sync::Arc;

@@ -42,6 +42,10 @@ pub(crate) struct Streams {
     pending: Mutex<Pending>,
     next_token: AtomicU64,
     live_streams: std::sync::atomic::AtomicUsize,
+    /// In-flight requests of each session (`notifications/cancelled`).
+    pub(crate) inflight: Arc<super::resume::Inflight>,
+    /// Request streams the server ended early, awaiting `Last-Event-ID` (SSE polling).
+    pub(crate) detached: super::resume::DetachedStreams,
 }
 
 /// Why a standalone stream was not opened.
@@ -150,12 +154,15 @@ impl Streams {
     pub(crate) fn close_all(&self) {
         self.lock().clear();
         self.pending_lock().clear();
+        self.detached.clear();
     }
 
     /// Forgets a session (deleted, evicted): its stream ends and its pending requests fail.
     pub(crate) fn close(&self, session: &str) {
         self.lock().remove(session);
         self.pending_lock().retain(|(s, _), _| &**s != session);
+        self.inflight.cancel_session(session);
+        self.detached.close_session(session);
     }
 
     fn pending_lock(&self) -> MutexGuard<'_, Pending> {

@@ -10,6 +10,7 @@
 pub(crate) mod classify;
 mod gate;
 mod listener;
+mod outbound;
 mod service;
 mod session;
 mod shim;
@@ -40,7 +41,9 @@ pub use stdio::StdioConfig;
 pub use tokio_util::sync::CancellationToken;
 pub use vhost::VirtualHosts;
 
-use crate::dispatch::{AuthContext, ProtocolMode, Reply, RequestContext, Server};
+use crate::dispatch::{
+    AuthContext, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
+};
 use crate::error::{InsufficientScopeError, ServerError};
 use crate::protocol::{
     DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message, RequestId,
@@ -240,6 +243,10 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             Route::Reject(Reply::Err { status, error }) => rpc_error_response(status, None, error),
             Route::Legacy if parts.headers.contains_key(session::MCP_SESSION_ID) => {
                 match session::resolve(server, &parts).await {
+                    Ok(Some((handle, _))) if request.method == "notifications/cancelled" => {
+                        cancel(server, handle.id(), request.params.as_ref());
+                        accepted()
+                    }
                     Ok(_) => accepted(),
                     Err(r) => r,
                 }
@@ -261,10 +268,13 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
                 session: None,
                 auth: parts.extensions.get::<AuthContext>().cloned(),
                 requester: None,
+                call: Arc::default(),
             };
-            let id = request.id.clone();
-            let reply = server.handle_modern(request, cx).await;
-            reply_response(&id, reply, &parts.headers)
+            let threshold = match envelope.log_level.as_deref().and_then(LogLevel::parse) {
+                Some(level) => Threshold::AtLeast(level),
+                None => Threshold::Off,
+            };
+            outbound::serve(server, request, cx, None, threshold, &parts.headers).await
         }
         Route::Legacy => {
             if let Err(r) = legacy_checks(&parts.headers) {
@@ -277,16 +287,31 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
                 Ok(s) => s,
                 Err(r) => return r,
             };
-            let session_id = session.as_ref().map(|(h, _)| h.id().to_owned());
+            let handle = session.as_ref().map(|(h, _)| h.clone());
             let cx = legacy_context(&parts, session);
-            if let (Some(session_id), "tools/call") = (session_id, request.method.as_str()) {
-                return shim::call(server, request, cx, &session_id).await;
-            }
-            let id = request.id.clone();
-            let reply = server.handle_legacy(request, cx).await;
-            reply_response(&id, reply, &parts.headers)
+            // Without `logging/setLevel` a legacy client gets every level, as from the
+            // TypeScript server.
+            let threshold = match &handle {
+                Some(h) => Threshold::Session(h.clone()),
+                None => Threshold::AtLeast(LogLevel::Debug),
+            };
+            let session_id = handle.as_ref().map(|h| h.id());
+            outbound::serve(server, request, cx, session_id, threshold, &parts.headers).await
         }
     }
+}
+
+/// A legacy `notifications/cancelled`: cancels the named request of the session, if it
+/// still runs (an unknown or finished request, or a missing id, is ignored, as the
+/// TypeScript server does).
+fn cancel(server: &Server, session: &str, params: Option<&serde_json::Map<String, Value>>) {
+    let Some(id) = params.and_then(|p| p.get("requestId")) else {
+        tracing::debug!("ignoring a cancellation without a requestId");
+        return;
+    };
+    let cancelled =
+        outbound::id_key(id).is_some_and(|key| server.streams().inflight.cancel(session, &key));
+    tracing::debug!(%id, cancelled, "a client cancelled a request");
 }
 
 /// The legacy transport's header checks: `Accept` must name JSON and SSE, and a
@@ -372,6 +397,7 @@ fn legacy_context(
         session,
         auth: parts.extensions.get::<AuthContext>().cloned(),
         requester: None,
+        call: Arc::default(),
     }
 }
 

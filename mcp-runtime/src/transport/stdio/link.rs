@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
-use crate::dispatch::{BoxFuture, ClientRequester, Reply};
+use crate::dispatch::{BoxFuture, ClientChannel, ClientRequester, Reply};
 use crate::protocol::{
     ErrorCode, ErrorObject, JsonRpcError, JsonRpcResponse, RequestId, ResponseId,
 };
@@ -118,6 +118,24 @@ impl Link {
         for (_, h) in lock(&self.in_flight).drain() {
             h.abort();
         }
+    }
+}
+
+/// Notifications of a call (logs, progress) are lines on stdout before its response, like
+/// any other message: the same writer keeps their order.
+impl ClientChannel for Link {
+    fn notify<'a>(&'a self, method: &'a str, params: Value) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+            self.send_line(message.to_string().into_bytes()).await
+        })
+    }
+
+    fn try_notify(&self, method: &str, params: Value) -> bool {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.out.try_send(line).is_ok()
     }
 }
 

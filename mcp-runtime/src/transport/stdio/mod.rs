@@ -46,7 +46,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::dispatch::{ProtocolMode, Reply, RequestContext, Server};
+use crate::dispatch::{
+    CallState, ClientChannel, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
+};
 use crate::error::Error;
 use crate::protocol::{
     ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation, InitializeParams,
@@ -428,6 +430,7 @@ impl Connection {
     }
 
     async fn on_request(&mut self, request: Request) {
+        let mut modern_level = None;
         let cx = match self.route(&request) {
             Route::Refuse(error) => {
                 self.link
@@ -436,17 +439,21 @@ impl Connection {
                 return;
             }
             Route::Initialize => return self.initialize(request).await,
-            Route::Modern(envelope) => RequestContext {
-                era: Era::Modern,
-                protocol_version: envelope.protocol_version.into(),
-                parts: Arc::clone(&self.parts),
-                meta: None,
-                client_capabilities: Arc::new(envelope.client_capabilities),
-                client_info: envelope.client_info.map(Arc::new),
-                session: None,
-                auth: None,
-                requester: None,
-            },
+            Route::Modern(envelope) => {
+                modern_level = envelope.log_level.as_deref().and_then(LogLevel::parse);
+                RequestContext {
+                    era: Era::Modern,
+                    protocol_version: envelope.protocol_version.into(),
+                    parts: Arc::clone(&self.parts),
+                    meta: None,
+                    client_capabilities: Arc::new(envelope.client_capabilities),
+                    client_info: envelope.client_info.map(Arc::new),
+                    session: None,
+                    auth: None,
+                    requester: None,
+                    call: Arc::default(),
+                }
+            }
             Route::Legacy(state) => self.legacy_context(&state),
         };
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
@@ -466,12 +473,33 @@ impl Connection {
                     cx.session = open_session(&server, &session).await;
                 }
                 let era = cx.era;
-                let serve = async {
+                // Logs: the modern request's level, else the legacy session's
+                // `logging/setLevel` (every level until one is set).
+                let threshold = match (era, &cx.session) {
+                    (Era::Modern, _) => modern_level.map_or(Threshold::Off, Threshold::AtLeast),
+                    (Era::Legacy, Some(session)) => Threshold::Session(session.clone()),
+                    (Era::Legacy, None) => Threshold::AtLeast(LogLevel::Debug),
+                };
+                // Aborting the task (a `notifications/cancelled`) drops this guard too.
+                let cancel = CancellationToken::new();
+                let _cancel_on_drop = cancel.clone().drop_guard();
+                let mut state = CallState::new(
+                    era,
+                    Some(link.clone() as Arc<dyn ClientChannel>),
+                    threshold,
+                    cancel,
+                );
+                state.client_sampling = cx.client_capabilities.sampling.is_some();
+                state.has_session = cx.session.is_some();
+                state.timeout = server.config().input_round_timeout;
+                let state = Arc::new(state);
+                cx.call = state.clone();
+                let serve = crate::dispatch::scoped(state, async {
                     match era {
                         Era::Modern => server.handle_modern(request, cx).await,
                         Era::Legacy => server.handle_legacy(request, cx).await,
                     }
-                };
+                });
                 let reply = AssertUnwindSafe(serve)
                     .catch_unwind()
                     .await
@@ -499,6 +527,7 @@ impl Connection {
             session: None,
             auth: None,
             requester: Some(requester),
+            call: Arc::default(),
         }
     }
 

@@ -1,0 +1,463 @@
+//! The HTTP side of [`ClientChannel`]: what a handler sends while it runs travels on its
+//! request's own response. The response stays plain JSON while the handler sends nothing;
+//! at the first notification or server→client request it becomes an SSE stream carrying
+//! them and finally the response. A handler may end that stream early with a `retry` hint
+//! ([`Context::close_stream`](crate::Context::close_stream), legacy sessions): the rest is
+//! kept as a detached stream the client resumes with `GET` and `Last-Event-ID`.
+//!
+//! Dropping the response (the client closed its connection) drops the handler's future and
+//! cancels the request's token; so does a legacy `notifications/cancelled` naming it. A
+//! cancelled request gets no response. A closed connection is noticed when something is
+//! written, so a call that runs longer than [`KEEPALIVE`] switches to SSE and writes a
+//! comment every [`KEEPALIVE`] while it has nothing else to send.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::stream;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::dispatch::{
+    BoxFuture, CallState, ClientChannel, ClientRequester, Reply, RequestContext, Server, Threshold,
+};
+use crate::protocol::{Era, ErrorCode, ErrorObject, Request, RequestId};
+use crate::session::resume::InflightGuard;
+use crate::session::streams::Streams;
+
+/// How many messages a handler may queue ahead of a slow reader before it waits.
+const QUEUE: usize = 32;
+
+/// A call still running after this long gets an SSE response, and an SSE response with
+/// nothing to send gets an SSE comment this often: only a write tells a client that closed
+/// its connection from one that half-closed it (which the listener still answers), so this
+/// is how a slow call notices its client is gone.
+pub(crate) const KEEPALIVE: Duration = Duration::from_secs(1);
+
+const KEEPALIVE_COMMENT: &[u8] = b": keepalive\n\n";
+
+enum Outbound {
+    Message(String),
+    Close {
+        retry: Duration,
+        done: oneshot::Sender<bool>,
+    },
+}
+
+/// The channel of one HTTP request.
+struct HttpChannel {
+    /// The client accepts an SSE response; without it nothing but the response is sent (as
+    /// the TypeScript server's JSON response mode drops notifications).
+    sse: bool,
+    session: Option<Arc<str>>,
+    streams: Arc<Streams>,
+    events: mpsc::Sender<Outbound>,
+    closing: super::Closing,
+}
+
+impl ClientChannel for HttpChannel {
+    fn notify<'a>(&'a self, method: &'a str, params: Value) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            if !self.sse {
+                return false;
+            }
+            let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+            self.events
+                .send(Outbound::Message(message.to_string()))
+                .await
+                .is_ok()
+        })
+    }
+
+    fn try_notify(&self, method: &str, params: Value) -> bool {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.sse
+            && self
+                .events
+                .try_send(Outbound::Message(message.to_string()))
+                .is_ok()
+    }
+
+    fn close_stream(&self, retry: Duration) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            if self.session.is_none() || !self.sse {
+                return false;
+            }
+            let (done, answer) = oneshot::channel();
+            if self
+                .events
+                .send(Outbound::Close { retry, done })
+                .await
+                .is_err()
+            {
+                return false;
+            }
+            answer.await.unwrap_or(false)
+        })
+    }
+}
+
+impl ClientRequester for HttpChannel {
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, ErrorObject>> {
+        Box::pin(async move {
+            let Some(session) = self.session.as_ref().filter(|_| self.sse) else {
+                return Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("{method} needs a legacy session to carry the answer"),
+                ));
+            };
+            let id = format!("mcp-server-{}", uuid::Uuid::new_v4());
+            let answer = self.streams.expect_answer(session, &id);
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            if self
+                .events
+                .send(Outbound::Message(message.to_string()))
+                .await
+                .is_err()
+            {
+                self.streams.forget(session, &id);
+                return Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "The client closed the response stream",
+                ));
+            }
+            let answered = tokio::select! {
+                answered = tokio::time::timeout(timeout, answer) => answered,
+                // The serving stops: no answer can come any more.
+                () = self.closing.clone().wait() => {
+                    self.streams.forget(session, &id);
+                    return Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        "The session ended while waiting for input",
+                    ));
+                }
+            };
+            match answered {
+                Ok(Ok(Ok(result))) => Ok(result),
+                Ok(Ok(Err(error))) => Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "The client answered {method} with error {}: {}",
+                        error.code, error.message
+                    ),
+                )),
+                Ok(Err(_)) => Err(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "The session ended while waiting for input",
+                )),
+                Err(_) => {
+                    self.streams.forget(session, &id);
+                    Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "The client did not answer {method} within {} s",
+                            timeout.as_secs()
+                        ),
+                    ))
+                }
+            }
+        })
+    }
+}
+
+type Handler = Pin<Box<dyn Future<Output = Reply> + Send>>;
+
+/// Everything that must live as long as the request runs.
+struct Running {
+    id: RequestId,
+    handler: Handler,
+    events: mpsc::Receiver<Outbound>,
+    cancel: CancellationToken,
+    _cancel_on_drop: DropGuard,
+    _inflight: Option<InflightGuard>,
+    session: Option<Arc<str>>,
+    streams: Arc<Streams>,
+}
+
+/// The identity of a request id in the in-flight registry (its JSON text).
+pub(crate) fn id_key(id: &Value) -> Option<String> {
+    match id {
+        Value::String(_) | Value::Number(_) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+/// Serves one request of `cx.era`, with a channel back to the client.
+pub(crate) async fn serve(
+    server: &Server,
+    request: Request,
+    mut cx: RequestContext,
+    session: Option<&str>,
+    threshold: Threshold,
+    headers: &HeaderMap,
+) -> Response {
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let session: Option<Arc<str>> = session.map(Arc::from);
+    let streams = server.streams().clone();
+    let channel = Arc::new(HttpChannel {
+        sse: super::accepts_sse(headers),
+        session: session.clone(),
+        streams: streams.clone(),
+        events: tx,
+        closing: cx
+            .parts
+            .extensions
+            .get::<super::Closing>()
+            .cloned()
+            .unwrap_or_default(),
+    });
+    let cancel = CancellationToken::new();
+    let inflight = session.as_ref().and_then(|s| {
+        let key = id_key(&serde_json::to_value(&request.id).ok()?)?;
+        Some(streams.inflight.register(s, key, cancel.clone()))
+    });
+    let mut state = CallState::new(
+        cx.era,
+        Some(channel.clone() as Arc<dyn ClientChannel>),
+        threshold,
+        cancel.clone(),
+    );
+    state.client_sampling = cx.client_capabilities.sampling.is_some();
+    state.has_session = session.is_some();
+    state.timeout = server.config().input_round_timeout;
+    let state = Arc::new(state);
+    cx.call = state.clone();
+    if session.is_some() {
+        cx.requester = Some(channel);
+    }
+    let era = cx.era;
+    let id = request.id.clone();
+    let srv = server.clone();
+    let handler: Handler = Box::pin(crate::dispatch::scoped(state, async move {
+        match era {
+            Era::Modern => srv.handle_modern(request, cx).await,
+            Era::Legacy => srv.handle_legacy(request, cx).await,
+        }
+    }));
+    let mut running = Box::new(Running {
+        id,
+        handler,
+        events: rx,
+        _cancel_on_drop: cancel.clone().drop_guard(),
+        cancel,
+        _inflight: inflight,
+        session,
+        streams,
+    });
+    // Most calls finish at once: answer them without arming the keepalive timer.
+    let first_poll =
+        std::future::poll_fn(|cx| Poll::Ready(running.handler.as_mut().poll(cx))).await;
+    if let Poll::Ready(reply) = first_poll {
+        return running.finished(reply, headers);
+    }
+    let first = tokio::select! {
+        reply = &mut running.handler => return running.finished(reply, headers),
+        () = running.cancel.cancelled() => return sse_response(Body::empty()),
+        () = tokio::time::sleep(KEEPALIVE), if super::accepts_sse(headers) => None,
+        first = running.events.recv() => first,
+    };
+    let mut queue = VecDeque::new();
+    let running = match first {
+        Some(Outbound::Message(m)) => {
+            queue.push_back(sse_event(&m));
+            Some(running)
+        }
+        Some(Outbound::Close { retry, done }) => match running.detach(retry, done) {
+            Ok(event) => {
+                queue.push_back(event);
+                None
+            }
+            Err(running) => Some(running),
+        },
+        None => {
+            queue.push_back(Bytes::from_static(KEEPALIVE_COMMENT));
+            Some(running)
+        }
+    };
+    let body = stream::unfold((queue, running), |(mut queue, mut running)| async move {
+        loop {
+            if let Some(event) = queue.pop_front() {
+                return Some((Ok::<_, Infallible>(event), (queue, running)));
+            }
+            let mut r = running.take()?;
+            tokio::select! {
+                reply = &mut r.handler => {
+                    for message in r.drain() {
+                        queue.push_back(sse_event(&message));
+                    }
+                    queue.push_back(sse_event(&reply_json(&r.id, &reply)));
+                }
+                () = r.cancel.cancelled() => {}
+                () = tokio::time::sleep(KEEPALIVE) => {
+                    queue.push_back(Bytes::from_static(KEEPALIVE_COMMENT));
+                    running = Some(r);
+                }
+                event = r.events.recv() => match event {
+                    Some(Outbound::Message(m)) => {
+                        queue.push_back(sse_event(&m));
+                        running = Some(r);
+                    }
+                    Some(Outbound::Close { retry, done }) => match r.detach(retry, done) {
+                        Ok(event) => queue.push_back(event),
+                        Err(r) => running = Some(r),
+                    },
+                    None => running = Some(r),
+                },
+            }
+        }
+    });
+    sse_response(Body::from_stream(body))
+}
+
+impl Running {
+    /// The response of a handler that finished before anything was written: JSON, or SSE
+    /// carrying the queued messages first. An answer with its own HTTP status (400 for
+    /// -32021, 403 for missing scopes) keeps it, and the queued messages are dropped.
+    fn finished(&mut self, reply: Reply, headers: &HeaderMap) -> Response {
+        let queued = self.drain();
+        let plain_ok = matches!(&reply, Reply::Ok(_))
+            || matches!(&reply, Reply::Err { status, .. } if *status == StatusCode::OK);
+        if queued.is_empty() || !plain_ok {
+            return super::reply_response(&self.id, reply, headers);
+        }
+        let mut body = Vec::new();
+        for message in queued {
+            body.extend_from_slice(&sse_event(&message));
+        }
+        body.extend_from_slice(&sse_event(&reply_json(&self.id, &reply)));
+        sse_response(Body::from(body))
+    }
+
+    /// The messages queued when the handler finished.
+    fn drain(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(event) = self.events.try_recv() {
+            match event {
+                Outbound::Message(m) => out.push(m),
+                Outbound::Close { done, .. } => {
+                    let _ = done.send(false);
+                }
+            }
+        }
+        out
+    }
+
+    /// Ends the POST stream: returns its last event (an id to resume from and the `retry`
+    /// hint) and runs the rest of the request in its own task, into a detached stream.
+    fn detach(
+        self: Box<Self>,
+        retry: Duration,
+        done: oneshot::Sender<bool>,
+    ) -> Result<Bytes, Box<Self>> {
+        let Some(session) = self.session.clone() else {
+            let _ = done.send(false);
+            return Err(self);
+        };
+        let key = self.streams.detached.open(&session);
+        let event = Bytes::from(format!(
+            "id: {key}:0\nretry: {}\ndata: \n\n",
+            retry.as_millis()
+        ));
+        let _ = done.send(true);
+        tokio::spawn(self.run_detached(key));
+        Ok(event)
+    }
+
+    async fn run_detached(mut self: Box<Self>, key: String) {
+        let streams = self.streams.clone();
+        let detached = |data: String, last: bool| {
+            streams.detached.push(&key, data.into(), last);
+        };
+        loop {
+            tokio::select! {
+                reply = &mut self.handler => {
+                    for message in self.drain() {
+                        detached(message, false);
+                    }
+                    detached(reply_json(&self.id, &reply), true);
+                    return;
+                }
+                () = self.cancel.cancelled() => {
+                    self.streams.detached.finish(&key);
+                    return;
+                }
+                event = self.events.recv() => match event {
+                    Some(Outbound::Message(m)) => detached(m, false),
+                    Some(Outbound::Close { done, .. }) => {
+                        let _ = done.send(false);
+                    }
+                    None => {}
+                },
+            }
+        }
+    }
+}
+
+fn reply_json(id: &RequestId, reply: &Reply) -> String {
+    let mut json = Vec::with_capacity(256);
+    super::write_reply(&mut json, id, reply);
+    String::from_utf8_lossy(&json).into_owned()
+}
+
+fn sse_event(json: &str) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+fn sse_response(body: Body) -> Response {
+    let mut response = Response::new(body);
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    *response.status_mut() = StatusCode::OK;
+    response
+}
+
+/// The SSE body of a resumed detached stream (`GET` with `Last-Event-ID: <key>:<seq>`).
+pub(crate) fn resumed_body(key: String, resumed: crate::session::resume::Resumed) -> Body {
+    let k = key.clone();
+    let head = stream::iter(
+        resumed
+            .replay
+            .into_iter()
+            .map(move |(seq, data)| Ok::<_, Infallible>(id_event(&k, seq, &data))),
+    );
+    let live = stream::unfold(resumed.live, move |rx| {
+        let key = key.clone();
+        async move {
+            let mut rx = rx?;
+            let (seq, data) = rx.recv().await?;
+            Some((Ok::<_, Infallible>(id_event(&key, seq, &data)), Some(rx)))
+        }
+    });
+    Body::from_stream(futures_util::StreamExt::chain(head, live))
+}
+
+fn id_event(key: &str, seq: u64, data: &str) -> Bytes {
+    Bytes::from(format!("id: {key}:{seq}\nevent: message\ndata: {data}\n\n"))
+}
+
+/// Parses `Last-Event-ID: <key>:<seq>` of a detached stream.
+pub(crate) fn detached_event_id(value: &str) -> Option<(&str, u64)> {
+    let (key, seq) = value.trim().split_once(':')?;
+    Some((key, seq.parse().ok()?))
+}

@@ -1,5 +1,6 @@
 //! A notes server: documentation pages as static resources, every note behind a resource
-//! template, two prompts whose arguments complete, and a slow tool (re-indexing). It is the
+//! template, two prompts whose arguments complete, a slow tool that logs and reports its
+//! progress (re-indexing), and a tool that asks the client's model (sampling). It is the
 //! example to copy for anything beyond tools.
 //!
 //! ```text
@@ -8,7 +9,7 @@
 //! resources/read            notes://notes/release-checklist
 //! prompts/get               summarize {slug, audience?}, review {slug, focus}
 //! completion/complete       slug (prompt `summarize`, template notes://notes/{slug}), focus
-//! tools/call                search {query}, reindex {}
+//! tools/call                search {query}, reindex {} (logs, progress), title_for {slug} (sampling)
 //! ```
 
 use std::collections::BTreeMap;
@@ -197,10 +198,47 @@ impl Notes {
     }
 
     /// Rebuilds the search index (slow: about 300 ms); returns how many notes it indexed.
-    pub async fn reindex(&self) -> usize {
-        for _ in &self.notes {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+    /// Logs each note and reports progress (when the client sent a progress token); stops
+    /// early when the client cancels the call.
+    pub async fn reindex(&self, ctx: mcp::Context) -> usize {
+        let total = self.notes.len();
+        ctx.log(mcp::LogLevel::Info, format!("re-indexing {total} notes"))
+            .await;
+        for (done, slug) in self.notes.keys().enumerate() {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(100)) => {}
+                () = ctx.cancelled() => {
+                    ctx.log(mcp::LogLevel::Warning, "re-indexing cancelled").await;
+                    return done;
+                }
+            }
+            ctx.log(mcp::LogLevel::Debug, format!("indexed {slug}"))
+                .await;
+            let message = format!("indexed {slug}");
+            ctx.progress((done + 1) as f64, total as f64, Some(message.as_str()))
+                .await;
         }
-        self.notes.len()
+        total
+    }
+
+    /// Proposes a better title for a note by asking the client's model (sampling).
+    ///
+    /// # Arguments
+    ///
+    /// * `slug` - The note to retitle
+    pub async fn title_for(
+        &self,
+        ctx: mcp::Context,
+        slug: String,
+    ) -> Result<String, mcp::ToolError> {
+        let Some((title, body)) = self.notes.get(&slug) else {
+            return Err(mcp::ToolError::new(format!("No note named {slug}")));
+        };
+        let question = format!(
+            "Propose a better title than {title:?} for this note. Answer with the title only.\n\n{body}"
+        );
+        let request = mcp::SamplingRequest::new(vec![mcp::SamplingMessage::user(question)], 40);
+        let answer = ctx.sample(request).await?;
+        Ok(answer.text().unwrap_or_default().trim().to_owned())
     }
 }

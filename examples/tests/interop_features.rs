@@ -46,7 +46,7 @@ fn check(events: &Events, era: &str) {
         // The Python client reports no capabilities on the modern era.
         assert_eq!(
             connected["capabilities"],
-            json!({"completions": {}, "prompts": {"listChanged": false},
+            json!({"completions": {}, "logging": {}, "prompts": {"listChanged": false},
                    "resources": {"listChanged": false}, "tools": {"listChanged": false}}),
             "{r}"
         );
@@ -181,4 +181,49 @@ async fn python_client_both_eras() {
     server.stop().await;
     check(&legacy, "legacy");
     check(&modern, "modern");
+}
+
+/// The notes example's tools through `mcp::Context` with the TypeScript v2 client in both
+/// eras (`interop/steps/notes-tools.json`): `reindex` logs (filtered to `info`) and reports
+/// one progress step per note, `title_for` asks the client's model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notes_tools_log_report_progress_and_sample() {
+    let steps = interop_dir().join("steps").join("notes-tools.json");
+    for peer in [interop_support::Peer::Modern, interop_support::Peer::Legacy] {
+        let server = TestServer::start(|_| notes()).await;
+        let events = interop_support::run_peer(&server.url, peer, &steps).await;
+        let logs: Vec<_> = events
+            .of("log")
+            .iter()
+            .map(|e| (e["level"].clone(), e["data"].clone()))
+            .collect();
+        assert_eq!(
+            logs,
+            [(json!("info"), json!("re-indexing 3 notes"))],
+            "{}",
+            events.report
+        );
+        let progress: Vec<_> = events
+            .of("progress")
+            .iter()
+            .map(|e| (e["progress"].as_f64(), e["total"].as_f64()))
+            .collect();
+        assert_eq!(
+            progress,
+            [
+                (Some(1.0), Some(3.0)),
+                (Some(2.0), Some(3.0)),
+                (Some(3.0), Some(3.0))
+            ],
+            "{}",
+            events.report
+        );
+        let sampling = events.of("sampling");
+        assert_eq!(sampling.len(), 1, "{}", events.report);
+        let question = sampling[0]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(question.contains("Retrospective"), "{}", events.report);
+        server.stop().await;
+    }
 }

@@ -7,10 +7,8 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::auth::AuthChallenge;
-use crate::protocol::ErrorCode;
+use crate::protocol::{ErrorCode, ErrorObject};
 
 /// A boxed error source (the same type as [`crate::BoxError`]).
 pub use crate::error::BoxError;
@@ -121,27 +119,15 @@ impl ClientError {
         }
     }
 
-    /// The JSON-RPC error the server answered, if this is one.
-    pub fn rpc(&self) -> Option<&RpcError> {
+    /// The JSON-RPC error object the server answered, if this is one (the crate's one
+    /// JSON-RPC error type, [`ErrorObject`], which servers answer with too); its HTTP status
+    /// is [`http_status`](Self::http_status).
+    pub fn rpc(&self) -> Option<&ErrorObject> {
         match self {
-            Self::Protocol(ProtocolError::Rpc(e)) => Some(e),
+            Self::Protocol(ProtocolError::Rpc { error, .. }) => Some(error),
             _ => None,
         }
     }
-}
-
-/// A JSON-RPC error object the server answered, with the HTTP status it came with.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{code}: {message}")]
-pub struct RpcError {
-    /// The JSON-RPC code.
-    pub code: ErrorCode,
-    /// The message.
-    pub message: String,
-    /// The `data` member.
-    pub data: Option<Value>,
-    /// The HTTP status of the response that carried it.
-    pub http_status: Option<u16>,
 }
 
 /// The HTTP exchange failed.
@@ -239,8 +225,13 @@ impl TransportError {
 #[non_exhaustive]
 pub enum ProtocolError {
     /// A JSON-RPC error object.
-    #[error(transparent)]
-    Rpc(RpcError),
+    #[error("{error}")]
+    Rpc {
+        /// The error object as the server sent it.
+        error: ErrorObject,
+        /// The HTTP status of the response that carried it.
+        http_status: Option<u16>,
+    },
     /// A result that does not have the shape the method requires.
     #[error("invalid `{method}` response: {reason}")]
     InvalidResponse {
@@ -269,7 +260,7 @@ impl ProtocolError {
     /// The JSON-RPC code, if the server answered an error.
     pub fn code(&self) -> Option<ErrorCode> {
         match self {
-            Self::Rpc(e) => Some(e.code),
+            Self::Rpc { error, .. } => Some(error.code),
             Self::Negotiation { code, .. } => *code,
             Self::InvalidResponse { .. } | Self::UnsupportedVersion(_) => None,
         }
@@ -278,7 +269,7 @@ impl ProtocolError {
     /// The HTTP status, if known.
     pub fn http_status(&self) -> Option<u16> {
         match self {
-            Self::Rpc(e) => e.http_status,
+            Self::Rpc { http_status, .. } => *http_status,
             Self::Negotiation { http_status, .. } => *http_status,
             Self::InvalidResponse { .. } | Self::UnsupportedVersion(_) => None,
         }
@@ -369,8 +360,9 @@ pub enum StreamError {
     },
 }
 
-impl From<RpcError> for ClientError {
-    fn from(e: RpcError) -> Self {
-        Self::Protocol(ProtocolError::Rpc(e))
+impl ProtocolError {
+    /// A JSON-RPC error answered with `http_status`.
+    pub(crate) fn rpc(error: ErrorObject, http_status: Option<u16>) -> Self {
+        Self::Rpc { error, http_status }
     }
 }

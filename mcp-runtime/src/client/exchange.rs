@@ -15,7 +15,7 @@ use tokio::time::timeout_at;
 use super::auth::AuthChallenge;
 use super::elicitation::{DynElicitationHandler, sanitize};
 use super::sse::SseParser;
-use super::{ClientError, Connection, Inner, ProtocolError, RpcError, StreamError, TransportError};
+use super::{ClientError, Connection, Inner, ProtocolError, StreamError, TransportError};
 use crate::protocol::{
     ClientCapabilities, ELICITATION_CREATE, ElicitRequest, ElicitRequestParams, ErrorCode,
     ErrorObject, Implementation, JsonObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
@@ -119,13 +119,7 @@ pub(crate) fn id_matches(id: &Value, expected: &RequestId) -> bool {
 
 pub(crate) fn rpc_error(error: Value, http_status: Option<u16>) -> ClientError {
     match serde_json::from_value::<ErrorObject>(error) {
-        Ok(e) => RpcError {
-            code: e.code,
-            message: e.message,
-            data: e.data,
-            http_status,
-        }
-        .into(),
+        Ok(e) => ProtocolError::rpc(e, http_status).into(),
         Err(e) => StreamError::InvalidMessage {
             reason: format!("invalid error object: {e}"),
         }
@@ -750,10 +744,10 @@ mod tests {
                 400
             )
             .unwrap(),
-            Handled::Response(Err(ClientError::Protocol(ProtocolError::Rpc(RpcError {
+            Handled::Response(Err(ClientError::Protocol(ProtocolError::Rpc {
                 http_status: Some(400),
                 ..
-            }))))
+            })))
         ));
         assert!(matches!(
             handle(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#, &id, 200).unwrap(),

@@ -102,9 +102,7 @@ pub use config::{
 };
 pub use connect::connect;
 pub use elicitation::ElicitationHandler;
-pub use error::{
-    BoxError, ClientError, ProtocolError, RpcError, StreamError, ToolCallError, TransportError,
-};
+pub use error::{BoxError, ClientError, ProtocolError, StreamError, ToolCallError, TransportError};
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
 
 use cache::ToolCache;

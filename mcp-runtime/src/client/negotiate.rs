@@ -67,8 +67,12 @@ pub(crate) fn classify(outcome: Result<Box<RawValue>, ClientError>, probed: &str
         Err(e) => e,
     };
     match &error {
-        ClientError::Protocol(ProtocolError::Rpc(rpc)) => {
-            if rpc.http_status.is_some_and(|s| s >= 500) {
+        ClientError::Protocol(ProtocolError::Rpc {
+            error: rpc,
+            http_status,
+        }) => {
+            let http_status = *http_status;
+            if http_status.is_some_and(|s| s >= 500) {
                 return Verdict::Fail(error);
             }
             if rpc.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
@@ -99,7 +103,7 @@ pub(crate) fn classify(outcome: Result<Box<RawValue>, ClientError>, probed: &str
                         ProtocolError::Negotiation {
                             reason,
                             code: Some(rpc.code),
-                            http_status: rpc.http_status,
+                            http_status,
                         }
                         .into(),
                     );
@@ -108,7 +112,7 @@ pub(crate) fn classify(outcome: Result<Box<RawValue>, ClientError>, probed: &str
             Verdict::Legacy {
                 reason: format!("the server answered server/discover with {rpc}"),
                 code: Some(rpc.code),
-                http_status: rpc.http_status,
+                http_status,
             }
         }
         ClientError::Transport(TransportError::Status { status, .. })
@@ -127,7 +131,7 @@ pub(crate) fn classify(outcome: Result<Box<RawValue>, ClientError>, probed: &str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::RpcError;
+    use crate::protocol::ErrorObject;
     use serde_json::json;
 
     fn raw(v: Value) -> Result<Box<RawValue>, ClientError> {
@@ -135,13 +139,9 @@ mod tests {
     }
 
     fn rpc(code: i32, data: Option<Value>, status: u16) -> Result<Box<RawValue>, ClientError> {
-        Err(RpcError {
-            code: ErrorCode(code),
-            message: "x".into(),
-            data,
-            http_status: Some(status),
-        }
-        .into())
+        let mut error = ErrorObject::new(ErrorCode(code), "x");
+        error.data = data;
+        Err(ProtocolError::rpc(error, Some(status)).into())
     }
 
     const V: &str = "2026-07-28";

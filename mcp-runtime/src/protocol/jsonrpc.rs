@@ -112,6 +112,15 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
+/// `"<code>: <message>"` (the data is not printed).
+impl std::fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
 impl ErrorObject {
     /// An error object with no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {

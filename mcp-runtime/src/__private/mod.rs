@@ -19,7 +19,8 @@ pub use kinds::*;
 pub use output::*;
 pub use tools::*;
 
-pub use crate::dispatch::{BoxFuture, ServiceHandler, ServiceKind};
+pub use crate::dispatch::BoxFuture;
+pub use crate::dispatch::service::{ServiceHandler, ServiceKind};
 pub use schemars;
 pub use serde_json;
 

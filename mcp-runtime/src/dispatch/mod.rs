@@ -15,7 +15,7 @@ mod features;
 mod input_checks;
 mod legacy;
 mod params;
-mod service;
+pub(crate) mod service;
 mod shim;
 mod talk;
 mod trace_bridge;
@@ -47,8 +47,7 @@ pub use features::{
 };
 pub use params::{AuthContext, Context, RequestMeta};
 pub use service::{AdvancedService, BoxFuture};
-#[doc(hidden)]
-pub use service::{ServiceHandler, ServiceKind};
+pub(crate) use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;

@@ -140,7 +140,8 @@ async fn capabilities_name_what_the_service_has() {
     let discover = c.modern("server/discover", json!({})).await;
     assert_eq!(&discover.result()["capabilities"], caps);
 
-    // A tools-only service advertises none of them, and answers -32601 (404 on modern).
+    // A tools-only service advertises none of them (logging, which every service can send,
+    // aside), and answers -32601 (404 on modern).
     struct Tools;
     #[mcp::service(name = "tools", version = "1.0.0")]
     impl Tools {
@@ -149,7 +150,7 @@ async fn capabilities_name_what_the_service_has() {
     let t = TestClient::new(mcp::Server::builder(Tools).build().expect("valid"));
     let init = t.legacy("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})).await;
     let caps = init.result()["capabilities"].as_object().unwrap().clone();
-    assert_eq!(caps.keys().collect::<Vec<_>>(), ["tools"]);
+    assert_eq!(caps.keys().collect::<Vec<_>>(), ["logging", "tools"]);
     for method in [
         "resources/list",
         "resources/read",

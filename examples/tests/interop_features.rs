@@ -227,3 +227,69 @@ async fn notes_tools_log_report_progress_and_sample() {
         server.stop().await;
     }
 }
+
+/// The crate's own client against the notes example on both eras: every list, a templated
+/// read (its URI mirrored into `Mcp-Name` on the modern era), a prompt and a completion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_client_reads_the_notes_example_on_both_eras() {
+    use mcp::client::{ClientConfig, ConnectOptions, ProtocolMode, StreamableHttpClient};
+    use mcp::protocol::Reference;
+    use std::collections::BTreeMap;
+    let server = TestServer::start(|_| notes()).await;
+    for mode in [ProtocolMode::Modern, ProtocolMode::Legacy] {
+        let client =
+            StreamableHttpClient::new(&server.url, ClientConfig::new().protocol_mode(mode))
+                .unwrap();
+        client
+            .connect(ConnectOptions::new(mcp::Implementation::new("t", "1")))
+            .await
+            .unwrap();
+        assert_eq!(client.list_resources().await.unwrap().resources.len(), 2);
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(
+            templates.resource_templates[0].uri_template,
+            "notes://notes/{slug}"
+        );
+        let note = client
+            .read_resource("notes://notes/release-checklist")
+            .await
+            .unwrap();
+        let body = serde_json::to_value(&note.contents[0]).unwrap();
+        assert!(
+            body["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("# Release checklist"),
+            "{mode:?} {body}"
+        );
+        assert_eq!(client.list_prompts().await.unwrap().prompts.len(), 2);
+        let args = BTreeMap::from([
+            ("slug".to_owned(), "style-notes".to_owned()),
+            ("focus".to_owned(), "tone".to_owned()),
+        ]);
+        let prompt = client.get_prompt("review", args).await.unwrap();
+        let text = serde_json::to_value(&prompt.messages[0]).unwrap();
+        assert!(
+            text["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("for tone"),
+            "{text}"
+        );
+        let completion = client
+            .complete(Reference::prompt("review"), "focus", "c", BTreeMap::new())
+            .await
+            .unwrap();
+        assert_eq!(completion.values, ["clarity", "completeness"]);
+        let missing = client
+            .get_prompt("review", BTreeMap::new())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            missing.code(),
+            Some(mcp::protocol::ErrorCode::INVALID_PARAMS),
+            "{missing:?}"
+        );
+        client.close().await.unwrap();
+    }
+}

@@ -572,3 +572,95 @@ async fn discover_then_adopt() {
     })
     .await;
 }
+
+/// Resources, templates, prompts and completion against the TypeScript v2 server's
+/// conformance fixtures, on the modern era and on a legacy session.
+#[tokio::test]
+async fn resources_prompts_and_completion_against_the_v2_server() {
+    use mcp::protocol::Reference;
+    use std::collections::BTreeMap;
+    bounded(async {
+        for (args, mode, era) in [
+            (&["--conformance"][..], ProtocolMode::Modern, Era::Modern),
+            (
+                &["--conformance", "--legacy", "sessionful"][..],
+                ProtocolMode::Legacy,
+                Era::Legacy,
+            ),
+        ] {
+            let server = NodeServer::start(args);
+            let client = client(&server.url, mode);
+            let info = client.connect(client_info()).await.expect("connect");
+            assert_eq!(info.era(), era);
+            let resources = client.list_resources().await.expect("resources/list");
+            let uris: Vec<&str> = resources.resources.iter().map(|r| r.uri.as_str()).collect();
+            assert!(uris.contains(&"test://static-text"), "{era:?} {uris:?}");
+            let templates = client
+                .list_resource_templates()
+                .await
+                .expect("resources/templates/list");
+            assert_eq!(
+                templates.resource_templates[0].uri_template,
+                "test://template/{id}/data"
+            );
+            let text = client
+                .read_resource("test://static-text")
+                .await
+                .expect("resources/read");
+            assert_eq!(
+                serde_json::to_value(&text.contents[0]).unwrap()["text"],
+                "This is the content of the static text resource."
+            );
+            let templated = client
+                .read_resource("test://template/123/data")
+                .await
+                .expect("templated read");
+            let body = serde_json::to_value(&templated.contents[0]).unwrap();
+            assert!(body["text"].as_str().unwrap().contains("123"), "{body}");
+            let prompts = client.list_prompts().await.expect("prompts/list");
+            assert!(
+                prompts
+                    .prompts
+                    .iter()
+                    .any(|p| p.name == "test_prompt_with_arguments")
+            );
+            let arguments = BTreeMap::from([
+                ("arg1".to_owned(), "a".to_owned()),
+                ("arg2".to_owned(), "b".to_owned()),
+            ]);
+            let prompt = client
+                .get_prompt("test_prompt_with_arguments", arguments)
+                .await
+                .expect("prompts/get");
+            let first = serde_json::to_value(&prompt.messages[0]).unwrap();
+            assert_eq!(
+                first["content"]["text"],
+                "Prompt with arguments: arg1='a', arg2='b'"
+            );
+            let image = client
+                .get_prompt("test_prompt_with_image", BTreeMap::new())
+                .await
+                .expect("prompt with an image");
+            let image = serde_json::to_value(&image.messages[0]).unwrap();
+            assert_eq!(image["content"]["type"], "image");
+            let completion = client
+                .complete(
+                    Reference::prompt("test_prompt_with_arguments"),
+                    "arg1",
+                    "pa",
+                    BTreeMap::new(),
+                )
+                .await
+                .expect("completion/complete");
+            assert_eq!(completion.values, ["paris", "park", "party"]);
+            // An unknown resource is the server's JSON-RPC error.
+            let err = client
+                .read_resource("test://nope")
+                .await
+                .expect_err("unknown resource");
+            assert!(err.code().is_some(), "{err:?}");
+            client.close().await.expect("close");
+        }
+    })
+    .await;
+}

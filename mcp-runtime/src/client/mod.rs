@@ -81,6 +81,7 @@ mod connect;
 mod elicitation;
 mod error;
 mod exchange;
+mod features;
 mod list;
 pub mod llm;
 mod negotiate;

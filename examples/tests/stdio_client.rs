@@ -447,3 +447,25 @@ async fn a_dropped_client_leaves_no_process_behind() {
     assert!(!proc_dir.exists(), "process {} is still there", pid.trim());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `notifications/tools/list_changed` marks the tools stale (and reaches the notification
+/// handler, as the flood's log messages do) until the next complete listing.
+#[tokio::test]
+async fn a_list_change_marks_the_tools_stale_until_listed_again() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = seen.clone();
+    let config = config(ProtocolMode::Legacy, Duration::from_secs(20))
+        .notification_handler(move |n| sink.lock().unwrap().push(n.method().to_owned()));
+    let client = connect(misbehave("list-changed"), config).await;
+    client.list_tools().await.unwrap();
+    assert!(!client.tools_stale());
+    assert_eq!(call(&client, "poke", json!({})).await.unwrap(), "ok");
+    assert!(client.tools_stale());
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        ["notifications/tools/list_changed"]
+    );
+    client.list_tools().await.unwrap();
+    assert!(!client.tools_stale());
+    client.close().await.unwrap();
+}

@@ -664,3 +664,71 @@ async fn resources_prompts_and_completion_against_the_v2_server() {
     })
     .await;
 }
+
+/// The notification handler sees the TypeScript v2 server's log and progress notifications
+/// of a call (legacy session: logs and progress; modern: progress, logs need a level).
+#[tokio::test]
+async fn notifications_reach_the_handler_from_the_v2_server() {
+    use mcp::client::ServerNotification;
+    bounded(async {
+        for (args, mode) in [
+            (&["--conformance"][..], ProtocolMode::Modern),
+            (
+                &["--conformance", "--legacy", "sessionful"][..],
+                ProtocolMode::Legacy,
+            ),
+        ] {
+            let server = NodeServer::start(args);
+            let seen: Arc<Mutex<Vec<ServerNotification>>> = Arc::default();
+            let sink = seen.clone();
+            let config = ClientConfig::new()
+                .protocol_mode(mode)
+                .notification_handler(move |n| sink.lock().unwrap().push(n.clone()));
+            let client = StreamableHttpClient::new(&server.url, config).expect("client");
+            client.connect(client_info()).await.expect("connect");
+            let meta = json!({"progressToken": "p-1"})
+                .as_object()
+                .cloned()
+                .unwrap();
+            let result = client
+                .call("test_tool_with_progress")
+                .meta(meta)
+                .await
+                .expect("call");
+            assert_eq!(text(&result), "p-1");
+            let result = client.call("test_tool_with_logging").await.expect("call");
+            assert_eq!(text(&result), "Tool with logging executed successfully");
+            let seen = seen.lock().unwrap().clone();
+            let progress: Vec<_> = seen
+                .iter()
+                .filter_map(|n| n.progress().map(|(t, p, total)| (t.clone(), p, total)))
+                .collect();
+            assert_eq!(
+                progress,
+                [
+                    (json!("p-1"), 0.0, Some(100.0)),
+                    (json!("p-1"), 50.0, Some(100.0)),
+                    (json!("p-1"), 100.0, Some(100.0))
+                ],
+                "{mode:?} {seen:?}"
+            );
+            let logs: Vec<_> = seen
+                .iter()
+                .filter_map(|n| n.log())
+                .map(|(l, d)| (l.to_owned(), d.clone()))
+                .collect();
+            if mode == ProtocolMode::Legacy {
+                assert_eq!(logs.len(), 3, "{seen:?}");
+                assert_eq!(
+                    logs[0],
+                    ("info".to_owned(), json!("Tool execution started"))
+                );
+            } else {
+                assert!(logs.is_empty(), "{seen:?}");
+            }
+            assert!(!client.tools_stale());
+            client.close().await.expect("close");
+        }
+    })
+    .await;
+}

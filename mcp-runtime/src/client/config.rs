@@ -8,6 +8,7 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 
 use super::auth::{DynTokenProvider, TokenProvider};
 use super::elicitation::{DynElicitationHandler, ElicitationHandler};
+use super::notifications::ServerNotification;
 use crate::protocol::{ClientCapabilities, Implementation};
 
 /// Which protocol era the client speaks: the type the server uses too.
@@ -182,7 +183,11 @@ pub struct ClientConfig {
     pub(crate) token_provider: Option<Arc<dyn DynTokenProvider>>,
     pub(crate) max_input_rounds: u32,
     pub(crate) result_cache: Option<ResultCacheConfig>,
+    pub(crate) notification_handler: Option<NotificationHandler>,
 }
+
+/// A handler of the server's notifications.
+pub(crate) type NotificationHandler = Arc<dyn Fn(&ServerNotification) + Send + Sync>;
 
 impl Default for ClientConfig {
     fn default() -> Self {
@@ -193,6 +198,7 @@ impl Default for ClientConfig {
             token_provider: None,
             max_input_rounds: 10,
             result_cache: Some(ResultCacheConfig::default()),
+            notification_handler: None,
         }
     }
 }
@@ -206,6 +212,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("token_provider", &self.token_provider.is_some())
             .field("max_input_rounds", &self.max_input_rounds)
             .field("result_cache", &self.result_cache)
+            .field("notification_handler", &self.notification_handler.is_some())
             .finish()
     }
 }
@@ -238,6 +245,19 @@ impl ClientConfig {
     /// (`{"elicitation":{"form":{},"url":{}}}`) on every modern request and at `initialize`.
     pub fn elicitation_handler(mut self, handler: impl ElicitationHandler) -> Self {
         self.elicitation_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Receives every notification the server sends (log messages, progress, list changes,
+    /// …), on response streams, the legacy session's `GET` stream and stdio alike. It runs on
+    /// the task reading the stream: hand the notification to a channel rather than block.
+    /// A changed tool list also marks the tools stale
+    /// ([`tools_stale`](super::StreamableHttpClient::tools_stale)) with or without a handler.
+    pub fn notification_handler(
+        mut self,
+        handler: impl Fn(&ServerNotification) + Send + Sync + 'static,
+    ) -> Self {
+        self.notification_handler = Some(Arc::new(handler));
         self
     }
 

@@ -106,6 +106,10 @@ enum Handled {
         method: String,
         params: Option<Value>,
     },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     Ignored,
 }
 
@@ -140,7 +144,10 @@ fn handle(text: &str, expected: &RequestId, http_status: u16) -> Result<Handled,
                 method,
                 params: msg.params,
             },
-            None => Handled::Ignored, // notifications are not used
+            None => Handled::Notification {
+                method,
+                params: msg.params,
+            },
         });
     }
     if let Some(error) = msg.error {
@@ -342,8 +349,14 @@ impl Inner {
                         }
                         other => other,
                     })?;
-                    if let Handled::Response(r) = handled {
-                        return r.map(|result| Reply { result, session_id });
+                    match handled {
+                        Handled::Response(r) => {
+                            return r.map(|result| Reply { result, session_id });
+                        }
+                        Handled::Notification { method, params } => {
+                            self.on_notification(&method, params);
+                        }
+                        Handled::ServerRequest { .. } | Handled::Ignored => {}
                     }
                 }
                 Err(ProtocolError::InvalidResponse {
@@ -402,6 +415,9 @@ impl Inner {
                                     answered?;
                                 }
                                 // A modern connection drops server→client requests.
+                            }
+                            Handled::Notification { method, params } => {
+                                self.on_notification(&method, params);
                             }
                             Handled::Ignored => {}
                         }
@@ -695,13 +711,16 @@ pub(crate) async fn listen(
             return;
         }
         for data in events.drain(..) {
-            let Ok(Handled::ServerRequest { id, method, params }) =
-                handle(&data, &RequestId::Number(-1), 200)
-            else {
-                continue;
-            };
             let Some(inner) = client.upgrade() else {
                 return;
+            };
+            let (id, method, params) = match handle(&data, &RequestId::Number(-1), 200) {
+                Ok(Handled::ServerRequest { id, method, params }) => (id, method, params),
+                Ok(Handled::Notification { method, params }) => {
+                    inner.on_notification(&method, params);
+                    continue;
+                }
+                _ => continue,
             };
             if let Err(e) = inner
                 .answer_server_request(&conn.wire(), token.as_deref(), id, &method, params)

@@ -30,7 +30,20 @@ impl StreamableHttpClient {
     /// Tools whose `x-mcp-header` declarations are invalid are left out.
     pub async fn list_tools_with(&self, mode: CacheMode) -> Result<ListToolsResult, ClientError> {
         let conn = self.inner.connection()?;
-        self.inner.list_all(&conn, mode, None).await
+        let listed = self.inner.list_all(&conn, mode, None).await?;
+        self.inner
+            .tools_stale
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        Ok(listed)
+    }
+
+    /// Whether the server announced (`notifications/tools/list_changed`) that its tools
+    /// changed since the last complete [`list_tools`](Self::list_tools); the cache is dropped
+    /// at once, so the next listing asks the server.
+    pub fn tools_stale(&self) -> bool {
+        self.inner
+            .tools_stale
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Fetches one page of tools (`cursor` `None` for the first), with the given cache mode.

@@ -85,6 +85,7 @@ mod features;
 mod list;
 pub mod llm;
 mod negotiate;
+mod notifications;
 mod sse;
 pub mod stdio;
 
@@ -104,6 +105,7 @@ pub use config::{
 pub use connect::connect;
 pub use elicitation::ElicitationHandler;
 pub use error::{BoxError, ClientError, ProtocolError, StreamError, ToolCallError, TransportError};
+pub use notifications::ServerNotification;
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
 
 use cache::ToolCache;
@@ -217,6 +219,8 @@ pub(crate) struct Inner {
     me: std::sync::Weak<Inner>,
     /// The child process of a stdio client (`None`: Streamable HTTP).
     stdio: Option<Arc<stdio::StdioTransport>>,
+    /// Set by `notifications/tools/list_changed`, cleared by the next full listing.
+    tools_stale: std::sync::atomic::AtomicBool,
 }
 
 /// A Streamable HTTP MCP client for both protocol eras.
@@ -321,6 +325,7 @@ impl StreamableHttpClient {
                 probe_seq: AtomicU64::new(0),
                 me: me.clone(),
                 stdio: None,
+                tools_stale: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }
@@ -389,6 +394,23 @@ impl Inner {
 
     fn connection(&self) -> Result<Arc<Connection>, ClientError> {
         self.current().ok_or(ClientError::NotConnected)
+    }
+
+    /// A notification from the server, on any stream or transport: a changed tool list
+    /// marks the tools stale and drops the cache; then the configured handler sees it.
+    pub(crate) fn on_notification(&self, method: &str, params: Option<Value>) {
+        if method == "notifications/tools/list_changed" {
+            tracing::debug!("the server's tool list changed; dropping the cache");
+            self.tools_stale
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.lock_cache().clear();
+        }
+        if let Some(handler) = &self.config.notification_handler {
+            handler(&ServerNotification::new(
+                method,
+                params.unwrap_or(Value::Null),
+            ));
+        }
     }
 
     /// Waits (at most 2 s) until the standalone `GET` stream of a new legacy session is

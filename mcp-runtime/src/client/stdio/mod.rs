@@ -231,12 +231,9 @@ impl StreamableHttpClient {
         Ok(Self {
             inner: Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
                 let weak = me.clone();
-                let on_notification = move |method: &str| {
-                    if method == "notifications/tools/list_changed"
-                        && let Some(inner) = weak.upgrade()
-                    {
-                        tracing::debug!("the server's tool list changed; dropping the cache");
-                        inner.lock_cache().clear();
+                let on_notification = move |method: &str, params: Option<serde_json::Value>| {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.on_notification(method, params);
                     }
                 };
                 Inner {
@@ -249,6 +246,7 @@ impl StreamableHttpClient {
                     next_id: std::sync::atomic::AtomicI64::new(0),
                     probe_seq: std::sync::atomic::AtomicU64::new(0),
                     me: me.clone(),
+                    tools_stale: std::sync::atomic::AtomicBool::new(false),
                     stdio: Some(Arc::new(StdioTransport::new(
                         command,
                         handler,

@@ -30,7 +30,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 const RESPONSE_QUEUE: usize = 16;
 
 type Outcome = Result<Box<RawValue>, ClientError>;
-type Notify = Box<dyn Fn(&str) + Send + Sync>;
+type Notify = Box<dyn Fn(&str, Option<serde_json::Value>) + Send + Sync>;
 type SharedStdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
 
 /// Time the client's own handlers spend answering server requests: it does not count
@@ -408,7 +408,7 @@ async fn read_loop(
             }
             (Some(method), None) => {
                 tracing::trace!(%method, "notification from the MCP server");
-                notify(&method);
+                notify(&method, msg.params);
             }
             (None, id) => {
                 if id.is_none() && msg.error.is_none() {

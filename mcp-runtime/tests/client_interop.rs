@@ -698,8 +698,8 @@ async fn notifications_reach_the_handler_from_the_v2_server() {
             assert_eq!(text(&result), "p-1");
             let result = client.call("test_tool_with_logging").await.expect("call");
             assert_eq!(text(&result), "Tool with logging executed successfully");
-            let seen = seen.lock().unwrap().clone();
-            let progress: Vec<_> = seen
+            let seen_now = seen.lock().unwrap().clone();
+            let progress: Vec<_> = seen_now
                 .iter()
                 .filter_map(|n| n.progress().map(|(t, p, total)| (t.clone(), p, total)))
                 .collect();
@@ -712,23 +712,60 @@ async fn notifications_reach_the_handler_from_the_v2_server() {
                 ],
                 "{mode:?} {seen:?}"
             );
-            let logs: Vec<_> = seen
+            let logs: Vec<_> = seen_now
                 .iter()
                 .filter_map(|n| n.log())
                 .map(|(l, d)| (l.to_owned(), d.clone()))
                 .collect();
             if mode == ProtocolMode::Legacy {
-                assert_eq!(logs.len(), 3, "{seen:?}");
+                assert_eq!(logs.len(), 3, "{seen_now:?}");
                 assert_eq!(
                     logs[0],
                     ("info".to_owned(), json!("Tool execution started"))
                 );
             } else {
-                assert!(logs.is_empty(), "{seen:?}");
+                assert!(logs.is_empty(), "{seen_now:?}");
             }
             assert!(!client.tools_stale());
+            // A level: legacy filters `info` out with `warning`; modern sends `info` once
+            // the requests carry the level.
+            let level = if mode == ProtocolMode::Legacy {
+                mcp::LogLevel::Warning
+            } else {
+                mcp::LogLevel::Info
+            };
+            client
+                .set_logging_level(level)
+                .await
+                .expect("set the level");
+            let before = seen_logs(&seen);
+            client.call("test_tool_with_logging").await.expect("call");
+            let added = seen_logs(&seen) - before;
+            assert_eq!(
+                added,
+                if mode == ProtocolMode::Legacy { 0 } else { 3 },
+                "{mode:?}"
+            );
+            if mode == ProtocolMode::Legacy {
+                client
+                    .subscribe_resource("test://watched-resource")
+                    .await
+                    .expect("subscribe");
+                client
+                    .unsubscribe_resource("test://watched-resource")
+                    .await
+                    .expect("unsubscribe");
+            }
             client.close().await.expect("close");
         }
     })
     .await;
+}
+
+fn seen_logs(seen: &Mutex<Vec<mcp::client::ServerNotification>>) -> usize {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .filter(|n| n.log().is_some())
+        .count()
 }

@@ -113,6 +113,40 @@ impl StreamableHttpClient {
         Ok(result.completion)
     }
 
+    /// Sets the level of the log messages the server sends (`notifications/message`, see
+    /// [`ClientConfig::notification_handler`](super::ClientConfig::notification_handler)):
+    /// legacy, a `logging/setLevel` request for the session; modern, the level every later
+    /// request carries in its `_meta` (the modern era has no `logging/setLevel`; without a
+    /// level a modern server sends no logs).
+    pub async fn set_logging_level(&self, level: crate::LogLevel) -> Result<(), ClientError> {
+        let conn = self.inner.connection()?;
+        if conn.info.era == Era::Legacy {
+            let call = Call::new("logging/setLevel", object(json!({"level": level.as_str()})));
+            self.inner.request(&conn, &call).await?;
+        }
+        *self
+            .inner
+            .log_level
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(level);
+        Ok(())
+    }
+
+    /// Subscribes the legacy session to updates of the resource at `uri`
+    /// (`resources/subscribe`; the modern era has no such method).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        let conn = self.inner.connection()?;
+        let call = Call::new("resources/subscribe", object(json!({"uri": uri})));
+        self.inner.request(&conn, &call).await.map(drop)
+    }
+
+    /// Ends a subscription made with [`subscribe_resource`](Self::subscribe_resource).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        let conn = self.inner.connection()?;
+        let call = Call::new("resources/unsubscribe", object(json!({"uri": uri})));
+        self.inner.request(&conn, &call).await.map(drop)
+    }
+
     /// A request naming a resource or prompt: modern requests carry the name in `Mcp-Name`.
     async fn named<T: DeserializeOwned>(
         &self,

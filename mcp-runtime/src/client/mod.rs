@@ -221,6 +221,8 @@ pub(crate) struct Inner {
     stdio: Option<Arc<stdio::StdioTransport>>,
     /// Set by `notifications/tools/list_changed`, cleared by the next full listing.
     tools_stale: std::sync::atomic::AtomicBool,
+    /// The log level set with `set_logging_level`, sent with every modern request.
+    log_level: Mutex<Option<crate::LogLevel>>,
 }
 
 /// A Streamable HTTP MCP client for both protocol eras.
@@ -326,6 +328,7 @@ impl StreamableHttpClient {
                 me: me.clone(),
                 stdio: None,
                 tools_stale: std::sync::atomic::AtomicBool::new(false),
+                log_level: Mutex::new(None),
             }),
         })
     }
@@ -471,6 +474,25 @@ impl Inner {
 
     /// A request on the connection, renewing an expired legacy session once.
     async fn request(&self, conn: &Arc<Connection>, call: &Call) -> Result<Reply, ClientError> {
+        // A modern request carries the log level in its own `_meta`.
+        let level = *self.log_level.lock().unwrap_or_else(|e| e.into_inner());
+        let leveled;
+        let call = match level {
+            Some(level) if conn.info.era == Era::Modern => {
+                let mut c = call.clone();
+                let meta = c
+                    .params
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.entry(crate::protocol::META_LOG_LEVEL)
+                        .or_insert_with(|| Value::String(level.as_str().into()));
+                }
+                leveled = c;
+                &leveled
+            }
+            _ => call,
+        };
         let mut conn = Arc::clone(conn);
         if let Some(stdio) = &self.stdio
             && stdio.needs_respawn()

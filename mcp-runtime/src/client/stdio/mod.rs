@@ -247,6 +247,7 @@ impl StreamableHttpClient {
                     probe_seq: std::sync::atomic::AtomicU64::new(0),
                     me: me.clone(),
                     tools_stale: std::sync::atomic::AtomicBool::new(false),
+                    log_level: Mutex::new(None),
                     stdio: Some(Arc::new(StdioTransport::new(
                         command,
                         handler,

@@ -771,3 +771,46 @@ async fn an_unknown_content_type_does_not_fail_the_result() {
     })
     .await;
 }
+
+/// A legacy call whose future is dropped before the answer sends `notifications/cancelled`
+/// naming it on the session; an answered call sends none.
+#[tokio::test]
+async fn a_dropped_legacy_call_is_cancelled_on_the_server() {
+    bounded(async {
+        let mock = legacy_mock(|_, _| None).await;
+        mock.delay("tools/call", Duration::from_secs(5));
+        let client = connected(&mock, config(ProtocolMode::Legacy)).await;
+        client.list_tools().await.unwrap();
+        let call = client.call("a").arguments(json!({})).unwrap();
+        let gave_up = tokio::time::timeout(Duration::from_millis(200), call.send()).await;
+        assert!(gave_up.is_err(), "the call should still be waiting");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let cancelled = loop {
+            let requests = mock.requests();
+            let called = requests
+                .iter()
+                .find(|r| r.rpc_method() == "tools/call")
+                .cloned();
+            let cancel = requests
+                .iter()
+                .find(|r| r.rpc_method() == "notifications/cancelled")
+                .cloned();
+            if let (Some(called), Some(cancel)) = (called, cancel) {
+                break (called, cancel);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no notifications/cancelled was sent"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let (called, cancel) = cancelled;
+        assert_eq!(cancel.body["params"]["requestId"], called.body["id"]);
+        assert_eq!(cancel.header("mcp-session-id"), Some("s1"));
+        // A call that gets its answer sends no cancellation.
+        let before = mock.count("notifications/cancelled");
+        client.list_tools().await.unwrap();
+        assert_eq!(mock.count("notifications/cancelled"), before);
+    })
+    .await;
+}

@@ -286,6 +286,37 @@ impl Inner {
         token: Option<&str>,
     ) -> Result<Reply, ClientError> {
         let id = call.id.clone().unwrap_or_else(|| self.next_id());
+        // A legacy call whose future is dropped before its answer tells the server
+        // (`notifications/cancelled`), so the server stops working for nobody.
+        let mut guard = match wire {
+            Wire::Legacy {
+                session_id: Some(session),
+                version,
+            } if call.method != "initialize" && self.stdio.is_none() => Some(CancelOnDrop {
+                inner: self.me.clone(),
+                session: (*session).to_owned(),
+                version: version.map(str::to_owned),
+                token: token.map(str::to_owned),
+                id: id.clone(),
+                armed: true,
+            }),
+            _ => None,
+        };
+        let out = self.exchange(wire, call, token, id).await;
+        if let Some(guard) = &mut guard {
+            guard.armed = false;
+        }
+        out
+    }
+
+    /// One request/response exchange with request id `id`.
+    async fn exchange(
+        &self,
+        wire: &Wire<'_>,
+        call: &Call,
+        token: Option<&str>,
+        id: RequestId,
+    ) -> Result<Reply, ClientError> {
         let body = Self::body(wire, &id, call.method, &call.params);
         if let Some(stdio) = &self.stdio {
             let result = stdio.exchange(body, &id, self.config.http.timeout).await?;
@@ -732,6 +763,44 @@ pub(crate) async fn listen(
     }
 }
 
+/// Sends `notifications/cancelled` for a legacy request whose caller stopped waiting.
+struct CancelOnDrop {
+    inner: std::sync::Weak<Inner>,
+    session: String,
+    version: Option<String>,
+    token: Option<String>,
+    id: RequestId,
+    /// Cleared once the exchange ended, answered or not.
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (Some(inner), Ok(runtime)) =
+            (self.inner.upgrade(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let session = std::mem::take(&mut self.session);
+        let version = self.version.take();
+        let token = self.token.take();
+        let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                          "params": {"requestId": self.id, "reason": "the client stopped waiting"}});
+        runtime.spawn(async move {
+            let wire = Wire::Legacy {
+                session_id: Some(&session),
+                version: version.as_deref(),
+            };
+            if let Err(e) = inner.post_no_answer(&wire, token.as_deref(), body).await {
+                tracing::debug!(error = %e, "cannot send notifications/cancelled");
+            }
+        });
+    }
+}
+
 /// How many times one response stream may be resumed (SEP-1699).
 const MAX_RESUMES: usize = 5;
 
@@ -779,7 +848,7 @@ mod tests {
                 200
             )
             .unwrap(),
-            Handled::Ignored
+            Handled::Notification { method, .. } if method == "notifications/progress"
         ));
         assert!(handle("not json", &id, 200).is_err());
     }

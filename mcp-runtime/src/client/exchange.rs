@@ -2,7 +2,7 @@
 //! from a JSON or `text/event-stream` body (bounded in size and time). Server→client
 //! requests arriving on a legacy response stream are answered here.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -15,7 +15,8 @@ use tokio::time::timeout_at;
 use super::auth::AuthChallenge;
 use super::elicitation::{DynElicitationHandler, sanitize};
 use super::sse::SseParser;
-use super::{ClientError, Connection, Inner, ProtocolError, StreamError, TransportError};
+use super::streams::{CancelOnDrop, DEFAULT_RESUME_DELAY, MAX_RESUMES};
+use super::{ClientError, Inner, ProtocolError, StreamError, TransportError};
 use crate::protocol::{
     ClientCapabilities, ELICITATION_CREATE, ElicitRequest, ElicitRequestParams, ErrorCode,
     ErrorObject, Implementation, JsonObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
@@ -99,7 +100,7 @@ pub(crate) struct Incoming {
     pub(crate) error: Option<Value>,
 }
 
-enum Handled {
+pub(crate) enum Handled {
     Response(Result<Box<RawValue>, ClientError>),
     ServerRequest {
         id: Value,
@@ -132,7 +133,11 @@ pub(crate) fn rpc_error(error: Value, http_status: Option<u16>) -> ClientError {
 }
 
 /// Sorts one incoming message: our response, a server→client request, or noise.
-fn handle(text: &str, expected: &RequestId, http_status: u16) -> Result<Handled, ClientError> {
+pub(crate) fn handle(
+    text: &str,
+    expected: &RequestId,
+    http_status: u16,
+) -> Result<Handled, ClientError> {
     let msg: Incoming = serde_json::from_str(text).map_err(|e| StreamError::InvalidMessage {
         reason: e.to_string(),
     })?;
@@ -163,7 +168,7 @@ fn handle(text: &str, expected: &RequestId, http_status: u16) -> Result<Handled,
     }
 }
 
-fn content_type(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn content_type(headers: &HeaderMap) -> Option<String> {
     headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -176,7 +181,7 @@ fn content_type(headers: &HeaderMap) -> Option<String> {
         })
 }
 
-fn request_error(e: reqwest::Error, timeout: Duration) -> ClientError {
+pub(crate) fn request_error(e: reqwest::Error, timeout: Duration) -> ClientError {
     if e.is_timeout() {
         TransportError::Timeout(timeout).into()
     } else {
@@ -196,7 +201,12 @@ impl Inner {
     }
 
     /// Base headers of every POST of the era.
-    fn headers(&self, wire: &Wire<'_>, token: Option<&str>, extra: &HeaderMap) -> HeaderMap {
+    pub(crate) fn headers(
+        &self,
+        wire: &Wire<'_>,
+        token: Option<&str>,
+        extra: &HeaderMap,
+    ) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (name, value) in &self.config.http.headers {
             if !is_reserved(name) {
@@ -463,45 +473,6 @@ impl Inner {
         }
     }
 
-    /// Resumes a response stream the server ended early: `GET` with `Last-Event-ID`, which
-    /// must answer with an event stream.
-    async fn resume(
-        &self,
-        wire: &Wire<'_>,
-        token: Option<&str>,
-        extra: &HeaderMap,
-        last_event_id: &str,
-        deadline: tokio::time::Instant,
-    ) -> Result<reqwest::Response, ClientError> {
-        let timeout = self.config.http.timeout;
-        let mut headers = self.headers(wire, token, extra);
-        headers.remove(CONTENT_TYPE);
-        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let last =
-            HeaderValue::from_str(last_event_id).map_err(|_| StreamError::InvalidMessage {
-                reason: "the last event id is not a valid header value".into(),
-            })?;
-        headers.insert(LAST_EVENT_ID, last);
-        tracing::debug!(last_event_id, "resuming a response stream the server ended");
-        let response = timeout_at(
-            deadline,
-            self.http.get(self.url.clone()).headers(headers).send(),
-        )
-        .await
-        .map_err(|_| TransportError::Timeout(timeout))?
-        .map_err(|e| request_error(e, timeout))?;
-        let response = self.check_status(response, deadline).await?;
-        let status = response.status().as_u16();
-        match content_type(response.headers()).as_deref() {
-            Some("text/event-stream") if status == 200 => Ok(response),
-            other => Err(TransportError::UnexpectedContentType {
-                status,
-                content_type: other.map(str::to_owned),
-            }
-            .into()),
-        }
-    }
-
     /// Sends a notification (legacy `notifications/initialized`); expects `202`.
     pub(crate) async fn send_notification(
         &self,
@@ -513,7 +484,7 @@ impl Inner {
         self.post_no_answer(wire, token, body).await
     }
 
-    async fn post_no_answer(
+    pub(crate) async fn post_no_answer(
         &self,
         wire: &Wire<'_>,
         token: Option<&str>,
@@ -564,7 +535,7 @@ impl Inner {
     }
 
     /// Answers a server→client request on a legacy connection by POSTing a response.
-    async fn answer_server_request(
+    pub(crate) async fn answer_server_request(
         &self,
         wire: &Wire<'_>,
         token: Option<&str>,
@@ -587,7 +558,7 @@ impl Inner {
 
     /// Turns a non-success status into an error (401/403 with their challenge, a JSON-RPC
     /// error body as a protocol error, anything else as a status error).
-    async fn check_status(
+    pub(crate) async fn check_status(
         &self,
         mut response: reqwest::Response,
         deadline: tokio::time::Instant,
@@ -691,121 +662,6 @@ pub(crate) async fn server_request_outcome(
     };
     (outcome, failure)
 }
-
-/// Reads the standalone `GET` stream of a legacy session and answers the server→client
-/// requests it carries (some servers, such as the v1 TypeScript SDK, send requests not
-/// tied to a POST there). Holds the client only weakly; stops when the stream ends, and is
-/// aborted when the connection is replaced or closed. `405` means "not offered".
-pub(crate) async fn listen(
-    client: Weak<Inner>,
-    conn: Arc<Connection>,
-    opened: tokio::sync::oneshot::Sender<()>,
-) {
-    let (response, token) = {
-        let Some(inner) = client.upgrade() else {
-            return;
-        };
-        let token = inner.token().await.ok().flatten();
-        let mut headers = inner.headers(&conn.wire(), token.as_deref(), &HeaderMap::new());
-        headers.remove(CONTENT_TYPE);
-        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let timeout = inner.config.http.timeout;
-        let sent = tokio::time::timeout(
-            timeout,
-            inner.http.get(inner.url.clone()).headers(headers).send(),
-        )
-        .await;
-        let _ = opened.send(());
-        match sent {
-            Ok(Ok(r))
-                if r.status().is_success()
-                    && content_type(r.headers()).as_deref() == Some("text/event-stream") =>
-            {
-                (r, token)
-            }
-            Ok(Ok(r)) => {
-                tracing::debug!(status = %r.status(), "no standalone event stream");
-                return;
-            }
-            _ => return,
-        }
-    };
-    let mut response = response;
-    let max_event = match client.upgrade() {
-        Some(inner) => inner.config.http.max_event_bytes,
-        None => return,
-    };
-    let mut parser = SseParser::new(max_event);
-    let mut events = Vec::new();
-    while let Ok(Some(chunk)) = response.chunk().await {
-        if parser.feed(&chunk, &mut events).is_err() {
-            return;
-        }
-        for data in events.drain(..) {
-            let Some(inner) = client.upgrade() else {
-                return;
-            };
-            let (id, method, params) = match handle(&data, &RequestId::Number(-1), 200) {
-                Ok(Handled::ServerRequest { id, method, params }) => (id, method, params),
-                Ok(Handled::Notification { method, params }) => {
-                    inner.on_notification(&method, params);
-                    continue;
-                }
-                _ => continue,
-            };
-            if let Err(e) = inner
-                .answer_server_request(&conn.wire(), token.as_deref(), id, &method, params)
-                .await
-            {
-                tracing::warn!(%method, error = %e, "cannot answer a server request");
-            }
-        }
-    }
-}
-
-/// Sends `notifications/cancelled` for a legacy request whose caller stopped waiting.
-struct CancelOnDrop {
-    inner: std::sync::Weak<Inner>,
-    session: String,
-    version: Option<String>,
-    token: Option<String>,
-    id: RequestId,
-    /// Cleared once the exchange ended, answered or not.
-    armed: bool,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        let (Some(inner), Ok(runtime)) =
-            (self.inner.upgrade(), tokio::runtime::Handle::try_current())
-        else {
-            return;
-        };
-        let session = std::mem::take(&mut self.session);
-        let version = self.version.take();
-        let token = self.token.take();
-        let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                          "params": {"requestId": self.id, "reason": "the client stopped waiting"}});
-        runtime.spawn(async move {
-            let wire = Wire::Legacy {
-                session_id: Some(&session),
-                version: version.as_deref(),
-            };
-            if let Err(e) = inner.post_no_answer(&wire, token.as_deref(), body).await {
-                tracing::debug!(error = %e, "cannot send notifications/cancelled");
-            }
-        });
-    }
-}
-
-/// How many times one response stream may be resumed (SEP-1699).
-const MAX_RESUMES: usize = 5;
-
-/// The delay before resuming a stream whose server sent no `retry:` (the SSE default).
-const DEFAULT_RESUME_DELAY: Duration = Duration::from_secs(1);
 
 /// How long to wait before a retry that carries only `requestState`.
 pub(crate) const STATE_ONLY_RETRY_DELAY: Duration = Duration::from_millis(250);

@@ -88,6 +88,7 @@ mod negotiate;
 mod notifications;
 mod sse;
 pub mod stdio;
+mod streams;
 
 use std::sync::atomic::{AtomicI64, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
@@ -442,7 +443,7 @@ impl Inner {
             if conn.info.era == Era::Legacy && conn.info.session_id.is_some() {
                 let (opened, listener_opened) = tokio::sync::oneshot::channel();
                 let task =
-                    tokio::spawn(exchange::listen(self.me.clone(), Arc::clone(&conn), opened));
+                    tokio::spawn(streams::listen(self.me.clone(), Arc::clone(&conn), opened));
                 state.listener = Some(task.abort_handle());
                 state.listener_opened = Some(listener_opened);
             }

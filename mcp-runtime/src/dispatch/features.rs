@@ -147,29 +147,21 @@ impl Server {
         }
         let handler = &*self.inner.handler;
         match method {
-            "resources/list" => {
+            "resources/list" | "resources/templates/list" | "prompts/list" => {
                 let (cursor, cx) = match list_params(params, cx) {
                     Ok(p) => p,
                     Err(r) => return r,
                 };
-                let out = guarded(handler.list_resources(cursor, &cx)).await;
-                self.cacheable(out, modern)
-            }
-            "resources/templates/list" => {
-                let (cursor, cx) = match list_params(params, cx) {
-                    Ok(p) => p,
-                    Err(r) => return r,
-                };
-                let out = guarded(handler.list_resource_templates(cursor, &cx)).await;
-                self.cacheable(out, modern)
-            }
-            "prompts/list" => {
-                let (cursor, cx) = match list_params(params, cx) {
-                    Ok(p) => p,
-                    Err(r) => return r,
-                };
-                let out = guarded(handler.list_prompts(cursor, &cx)).await;
-                self.cacheable(out, modern)
+                match method {
+                    "resources/list" => {
+                        self.cacheable(guarded(handler.list_resources(cursor, &cx)).await, modern)
+                    }
+                    "resources/templates/list" => self.cacheable(
+                        guarded(handler.list_resource_templates(cursor, &cx)).await,
+                        modern,
+                    ),
+                    _ => self.cacheable(guarded(handler.list_prompts(cursor, &cx)).await, modern),
+                }
             }
             "resources/read" => {
                 let mut params: ReadResourceParams = match parse_params(params) {

@@ -7,7 +7,7 @@
 //! expects; the suite checks what arrived. Exit status 0 when the client saw no error.
 
 use mcp::Implementation;
-use mcp::client::{ClientConfig, ConnectOptions, ProtocolMode, StreamableHttpClient};
+use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
 use mcp::protocol::{ElicitRequest, ElicitResult};
 use serde_json::json;
 
@@ -27,7 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .elicitation_handler(|_request: ElicitRequest| async move {
             Ok(ElicitResult::accept(Default::default()))
         });
-    let client = StreamableHttpClient::new(&url, config)?;
+    let client = Client::new(&url, config)?;
     let options = ConnectOptions::new(Implementation::new(
         "mcp-rs-conformance-client",
         env!("CARGO_PKG_VERSION"),

@@ -9,7 +9,7 @@
 //! The URL comes from the first argument, else `MCP_URL`, else `http://127.0.0.1:9090/mcp`.
 
 use mcp::Implementation;
-use mcp::client::{CacheMode, ClientConfig, StreamableHttpClient};
+use mcp::client::{CacheMode, Client, ClientConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -42,7 +42,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .or_else(|| std::env::var("MCP_URL").ok())
         .unwrap_or_else(|| DEFAULT_URL.to_owned());
-    let client = StreamableHttpClient::new(&url, ClientConfig::new())?;
+    let client = Client::new(&url, ClientConfig::new())?;
     let info = client
         .connect(Implementation::new(
             "crypto-client",

@@ -13,7 +13,7 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use mcp::Implementation;
-use mcp::client::{ClientConfig, ClientError, ProtocolMode, StreamableHttpClient};
+use mcp::client::{Client, ClientConfig, ClientError, ProtocolMode};
 use mcp::protocol::{ElicitRequest, ElicitRequestParams, ElicitResult, JsonObject};
 use serde_json::Value;
 
@@ -143,7 +143,7 @@ async fn run(args: Args) -> Result<Value, ClientError> {
     let config = ClientConfig::new()
         .protocol_mode(args.mode)
         .elicitation_handler(ask);
-    let client = StreamableHttpClient::new(&args.url, config)?;
+    let client = Client::new(&args.url, config)?;
     let info = client
         .connect(Implementation::new("mcp_call", env!("CARGO_PKG_VERSION")))
         .await?;

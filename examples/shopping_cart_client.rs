@@ -1,5 +1,5 @@
 //! Parallel sessions against the stateful shopping cart: several shoppers, each a separate
-//! `StreamableHttpClient` with its own `Mcp-Session-Id`, add their own items at the same
+//! `Client` with its own `Mcp-Session-Id`, add their own items at the same
 //! time; every cart must hold exactly its own shopper's items.
 //!
 //! ```text

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use mcp::client::{ClientConfig, ConnectOptions, ProtocolMode, StdioCommand, StreamableHttpClient};
+use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode, StdioCommand};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, Command};
@@ -127,11 +127,7 @@ async fn raw_pipe(server: &PathBuf, inflight: usize, duration: Duration) -> Resu
     Ok(())
 }
 
-async fn client_loop(
-    name: &str,
-    client: &StreamableHttpClient,
-    duration: Duration,
-) -> Result<(), String> {
+async fn client_loop(name: &str, client: &Client, duration: Duration) -> Result<(), String> {
     let mut h = histogram();
     let args = json!({"value": mcp_examples::bench::ECHO_VALUE});
     let begin = Instant::now();
@@ -164,8 +160,7 @@ async fn client_stdio(server: &PathBuf, duration: Duration) -> Result<(), String
         .arg("--stdio")
         .env("RUST_LOG", "warn")
         .discard_stderr();
-    let client =
-        StreamableHttpClient::stdio(command, client_config()).map_err(|e| e.to_string())?;
+    let client = Client::stdio(command, client_config()).map_err(|e| e.to_string())?;
     client
         .connect(ConnectOptions::default())
         .await
@@ -192,7 +187,7 @@ async fn client_http(server: &PathBuf, duration: Duration) -> Result<(), String>
             _ => return Err("the HTTP server did not start".into()),
         }
     };
-    let client = StreamableHttpClient::new(&url, client_config()).map_err(|e| e.to_string())?;
+    let client = Client::new(&url, client_config()).map_err(|e| e.to_string())?;
     client
         .connect(ConnectOptions::default())
         .await

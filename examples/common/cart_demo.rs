@@ -1,4 +1,4 @@
-//! Parallel shopping sessions through [`mcp::client::StreamableHttpClient`]: several
+//! Parallel shopping sessions through [`mcp::client::Client`]: several
 //! shoppers, each a separate client with its own legacy HTTP session on the stateful
 //! [shopping cart](crate::shopping_cart), add their own items at the same time, then read
 //! their carts back. Used by `cargo run --example shopping_cart_client` and by the tests.
@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use mcp::Implementation;
-use mcp::client::{ClientConfig, ProtocolMode, StreamableHttpClient};
+use mcp::client::{Client, ClientConfig, ProtocolMode};
 use mcp::protocol::{Era, StructuredContentError};
 use serde_json::json;
 use tokio::sync::Barrier;
@@ -114,8 +114,7 @@ async fn shop(
     connected: &Barrier,
     added: &Barrier,
 ) -> Result<ShopperCart, DemoError> {
-    let client =
-        StreamableHttpClient::new(url, ClientConfig::new().protocol_mode(ProtocolMode::Auto))?;
+    let client = Client::new(url, ClientConfig::new().protocol_mode(ProtocolMode::Auto))?;
     let result = async {
         let info = client
             .connect(Implementation::new(

@@ -11,7 +11,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
-use mcp::client::StreamableHttpClient;
+use mcp::client::Client;
 use mcp::client::llm::FunctionCallError;
 use serde_json::{Value, json};
 
@@ -34,7 +34,7 @@ impl std::error::Error for LoopError {}
 /// given), offering the MCP server's tools; returns the model's final answer and the
 /// conversation.
 pub async fn ask(
-    mcp: &StreamableHttpClient,
+    mcp: &Client,
     base_url: &str,
     api_key: Option<&str>,
     model: &str,

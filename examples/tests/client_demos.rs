@@ -1,5 +1,5 @@
 //! The client demos' logic against in-process servers: parallel shopping sessions through
-//! `mcp::client::StreamableHttpClient` (`examples/common/cart_demo.rs`, which the
+//! `mcp::client::Client` (`examples/common/cart_demo.rs`, which the
 //! `shopping_cart_client` example runs too) must keep every cart apart.
 
 mod interop_support;

@@ -232,14 +232,12 @@ async fn notes_tools_log_report_progress_and_sample() {
 /// read (its URI mirrored into `Mcp-Name` on the modern era), a prompt and a completion.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rust_client_reads_the_notes_example_on_both_eras() {
-    use mcp::client::{ClientConfig, ConnectOptions, ProtocolMode, StreamableHttpClient};
+    use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
     use mcp::protocol::Reference;
     use std::collections::BTreeMap;
     let server = TestServer::start(|_| notes()).await;
     for mode in [ProtocolMode::Modern, ProtocolMode::Legacy] {
-        let client =
-            StreamableHttpClient::new(&server.url, ClientConfig::new().protocol_mode(mode))
-                .unwrap();
+        let client = Client::new(&server.url, ClientConfig::new().protocol_mode(mode)).unwrap();
         client
             .connect(ConnectOptions::new(mcp::Implementation::new("t", "1")))
             .await

@@ -1,4 +1,4 @@
-//! The stdio client (`StreamableHttpClient::stdio`) against real servers started as child
+//! The stdio client (`Client::stdio`) against real servers started as child
 //! processes: our example servers with `--stdio` (every era, elicitation through the
 //! handler), the TypeScript v2 `serveStdio` and hand-wired legacy servers
 //! (`interop/stdio_server.mjs`), the Python `mcp` SDK (`interop/python/stdio_server.py`),
@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use interop_support::{interop_dir, node, python, python_dir};
 use mcp::client::{
-    ClientConfig, ClientError, ConnectOptions, ProcessError, ProtocolMode, StdioCommand,
-    StreamableHttpClient, TransportError,
+    Client, ClientConfig, ClientError, ConnectOptions, ProcessError, ProtocolMode, StdioCommand,
+    TransportError,
 };
 use mcp::protocol::Era;
 use mcp::{ElicitResult, Implementation};
@@ -55,8 +55,8 @@ fn config(mode: ProtocolMode, timeout: Duration) -> ClientConfig {
     ClientConfig::new().protocol_mode(mode).timeout(timeout)
 }
 
-async fn connect(command: StdioCommand, config: ClientConfig) -> StreamableHttpClient {
-    let client = StreamableHttpClient::stdio(command, config).unwrap();
+async fn connect(command: StdioCommand, config: ClientConfig) -> Client {
+    let client = Client::stdio(command, config).unwrap();
     client
         .connect(ConnectOptions::new(Implementation::new(
             "stdio-test",
@@ -67,11 +67,7 @@ async fn connect(command: StdioCommand, config: ClientConfig) -> StreamableHttpC
     client
 }
 
-async fn call(
-    client: &StreamableHttpClient,
-    tool: &str,
-    args: Value,
-) -> Result<String, ClientError> {
+async fn call(client: &Client, tool: &str, args: Value) -> Result<String, ClientError> {
     let result = client.call(tool).arguments(args)?.await?;
     Ok(result.joined_text())
 }
@@ -332,7 +328,7 @@ async fn garbage_only_and_wrong_ids_time_out_cleanly() {
 
 #[tokio::test]
 async fn a_silent_server_or_one_that_exits_fails_the_handshake() {
-    let client = StreamableHttpClient::stdio(
+    let client = Client::stdio(
         misbehave("silent"),
         config(ProtocolMode::Auto, Duration::from_millis(500)),
     )
@@ -345,7 +341,7 @@ async fn a_silent_server_or_one_that_exits_fails_the_handshake() {
     );
     assert!(started.elapsed() < Duration::from_secs(3));
 
-    let client = StreamableHttpClient::stdio(
+    let client = Client::stdio(
         misbehave("exit"),
         config(ProtocolMode::Legacy, Duration::from_secs(5)),
     )
@@ -353,7 +349,7 @@ async fn a_silent_server_or_one_that_exits_fails_the_handshake() {
     let e = client.connect(ConnectOptions::default()).await.unwrap_err();
     assert_eq!(crashed(&e), (Some(7), None), "{e:?}");
 
-    let client = StreamableHttpClient::stdio(
+    let client = Client::stdio(
         StdioCommand::new("/nonexistent/mcp-server"),
         ClientConfig::new(),
     )
@@ -368,7 +364,7 @@ async fn a_silent_server_or_one_that_exits_fails_the_handshake() {
         "cannot start the MCP server `/nonexistent/mcp-server`"
     );
 
-    let e = StreamableHttpClient::stdio(
+    let e = Client::stdio(
         StdioCommand::new("x").max_line_bytes(0),
         ClientConfig::new(),
     )

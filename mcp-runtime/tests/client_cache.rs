@@ -12,8 +12,8 @@ use axum::response::IntoResponse;
 use client_common::{Mock, bounded, client_info, rpc_error, tool};
 use http::{HeaderMap, HeaderValue};
 use mcp::client::{
-    AuthChallenge, CacheMode, ClientConfig, ClientError, ResultCacheConfig, StreamableHttpClient,
-    TokenProvider, TransportError,
+    AuthChallenge, CacheMode, Client, ClientConfig, ClientError, ResultCacheConfig, TokenProvider,
+    TransportError,
 };
 use mcp::protocol::ErrorCode;
 use serde_json::{Value, json};
@@ -32,8 +32,8 @@ fn pages() -> Vec<Vec<Value>> {
     ]
 }
 
-async fn modern(mock: &Mock, config: ClientConfig) -> StreamableHttpClient {
-    let client = StreamableHttpClient::new(&mock.url, config).expect("client");
+async fn modern(mock: &Mock, config: ClientConfig) -> Client {
+    let client = Client::new(&mock.url, config).expect("client");
     client.connect(client_info()).await.expect("connect");
     client
 }
@@ -241,7 +241,7 @@ async fn hints_from_legacy_servers_are_ignored() {
         })
         .await;
         mock.set_ttl(60_000);
-        let client = StreamableHttpClient::new(
+        let client = Client::new(
             &mock.url,
             ClientConfig::new().protocol_mode(mcp::client::ProtocolMode::Legacy),
         )

@@ -7,9 +7,7 @@ mod client_common;
 use axum::http::StatusCode;
 use client_common::{Mock, bounded, client_info, rpc_error, rpc_result, tool};
 use http::HeaderValue;
-use mcp::client::{
-    ClientConfig, ClientError, HttpConfig, ProtocolMode, StreamableHttpClient, ToolCallError,
-};
+use mcp::client::{Client, ClientConfig, ClientError, HttpConfig, ProtocolMode, ToolCallError};
 use mcp::protocol::Era;
 use serde_json::{Value, json};
 
@@ -17,8 +15,8 @@ fn config(mode: ProtocolMode) -> ClientConfig {
     ClientConfig::new().protocol_mode(mode)
 }
 
-async fn connected(mock: &Mock, config: ClientConfig) -> StreamableHttpClient {
-    let client = StreamableHttpClient::new(&mock.url, config).expect("client");
+async fn connected(mock: &Mock, config: ClientConfig) -> Client {
+    let client = Client::new(&mock.url, config).expect("client");
     client.connect(client_info()).await.expect("connect");
     client
 }
@@ -208,7 +206,7 @@ async fn the_call_builder_refuses_bad_arguments_before_sending() {
 
 #[tokio::test]
 async fn the_call_builder_hides_header_values_in_debug() {
-    let client = StreamableHttpClient::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
+    let client = Client::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
     let call = client
         .call("t")
         .arguments(json!({"password": "hunter2"}))

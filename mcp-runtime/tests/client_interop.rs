@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use client_common::{NodeServer, bounded, client_info};
 use mcp::client::{
-    CacheMode, ClientConfig, ClientError, ConnectOptions, ProtocolError, ProtocolMode,
-    StreamableHttpClient, ToolCallError,
+    CacheMode, Client, ClientConfig, ClientError, ConnectOptions, ProtocolError, ProtocolMode,
+    ToolCallError,
 };
 use mcp::protocol::{
     ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult, Era, ErrorCode,
@@ -18,8 +18,8 @@ use mcp::{CallToolResponse, CallToolResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-fn client(url: &str, mode: ProtocolMode) -> StreamableHttpClient {
-    StreamableHttpClient::new(url, ClientConfig::new().protocol_mode(mode)).expect("client")
+fn client(url: &str, mode: ProtocolMode) -> Client {
+    Client::new(url, ClientConfig::new().protocol_mode(mode)).expect("client")
 }
 
 /// A client whose handler answers every form with `action` (and `confirm: true`), recording
@@ -28,7 +28,7 @@ fn answering(
     url: &str,
     mode: ProtocolMode,
     action: ElicitAction,
-) -> (StreamableHttpClient, Arc<Mutex<Vec<String>>>) {
+) -> (Client, Arc<Mutex<Vec<String>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = seen.clone();
     let config = ClientConfig::new().protocol_mode(mode).elicitation_handler(
@@ -51,10 +51,7 @@ fn answering(
             }
         },
     );
-    (
-        StreamableHttpClient::new(url, config).expect("client"),
-        seen,
-    )
+    (Client::new(url, config).expect("client"), seen)
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -74,7 +71,7 @@ struct Sum {
     sum: i64,
 }
 
-async fn add(client: &StreamableHttpClient) -> CallToolResult {
+async fn add(client: &Client) -> CallToolResult {
     client
         .call("add")
         .arguments(&Add { a: 2, b: 3 })
@@ -334,7 +331,7 @@ async fn mirrors_the_region_header_on_modern_calls() {
     .await;
 }
 
-async fn confirm(client: &StreamableHttpClient) -> CallToolResult {
+async fn confirm(client: &Client) -> CallToolResult {
     client
         .call("confirm_delete")
         .arguments(json!({"item": "photos"}))
@@ -434,7 +431,7 @@ async fn input_rounds_are_bounded() {
             .elicitation_handler(|_r: ElicitRequest| async {
                 Ok(ElicitResult::accept(Default::default()))
             });
-        let client = StreamableHttpClient::new(&server.url, config).expect("client");
+        let client = Client::new(&server.url, config).expect("client");
         client.connect(client_info()).await.expect("connect");
         let err = client
             .call("confirm_delete")
@@ -684,7 +681,7 @@ async fn notifications_reach_the_handler_from_the_v2_server() {
             let config = ClientConfig::new()
                 .protocol_mode(mode)
                 .notification_handler(move |n| sink.lock().unwrap().push(n.clone()));
-            let client = StreamableHttpClient::new(&server.url, config).expect("client");
+            let client = Client::new(&server.url, config).expect("client");
             client.connect(client_info()).await.expect("connect");
             let meta = json!({"progressToken": "p-1"})
                 .as_object()

@@ -14,8 +14,8 @@ use client_common::{
 };
 use http::{HeaderMap, HeaderValue};
 use mcp::client::{
-    ClientConfig, ClientError, ConnectOptions, HttpConfig, ProtocolError, ProtocolMode,
-    StreamError, StreamableHttpClient, ToolCallError, TransportError,
+    Client, ClientConfig, ClientError, ConnectOptions, HttpConfig, ProtocolError, ProtocolMode,
+    StreamError, ToolCallError, TransportError,
 };
 use mcp::protocol::{ClientCapabilities, ElicitRequest, ElicitResult, Era};
 use mcp::{CallToolResponse, Implementation};
@@ -33,8 +33,8 @@ fn config(mode: ProtocolMode) -> ClientConfig {
     ClientConfig::new().protocol_mode(mode)
 }
 
-async fn connected(mock: &Mock, config: ClientConfig) -> StreamableHttpClient {
-    let client = StreamableHttpClient::new(&mock.url, config).expect("client");
+async fn connected(mock: &Mock, config: ClientConfig) -> Client {
+    let client = Client::new(&mock.url, config).expect("client");
     client.connect(client_info()).await.expect("connect");
     client
 }
@@ -64,7 +64,7 @@ async fn modern_requests_carry_the_envelope_and_headers() {
         )
         .await;
         let (config, _) = recording();
-        let client = StreamableHttpClient::new(&mock.url, config).unwrap();
+        let client = Client::new(&mock.url, config).unwrap();
         let caps = ClientCapabilities::default()
             .with_roots(json!({"listChanged": true}).as_object().cloned().unwrap_or_default());
         let info = client
@@ -395,7 +395,7 @@ async fn legacy_requests_carry_the_session_and_version() {
 async fn legacy_without_initialize_makes_no_call_and_sends_no_version() {
     bounded(async {
         let mock = Mock::start(vec![vec![tool("a", json!({}))]], |_, _| None).await;
-        let client = StreamableHttpClient::new(&mock.url, config(ProtocolMode::Legacy)).unwrap();
+        let client = Client::new(&mock.url, config(ProtocolMode::Legacy)).unwrap();
         let info = client
             .connect(ConnectOptions::new(client_info()).legacy_initialize(false))
             .await
@@ -627,7 +627,7 @@ async fn probed(probe: impl Fn(&Value) -> Response + Send + Sync + 'static) -> M
 }
 
 async fn outcome(mock: &Mock, mode: ProtocolMode) -> Result<Era, ClientError> {
-    let client = StreamableHttpClient::new(&mock.url, config(mode)).unwrap();
+    let client = Client::new(&mock.url, config(mode)).unwrap();
     client.connect(client_info()).await.map(|i| i.era())
 }
 
@@ -681,7 +681,7 @@ async fn auto_negotiation_cases() {
         let mock = probed(|id| rpc_result(id, discover_result())).await;
         assert_eq!(outcome(&mock, ProtocolMode::Auto).await.unwrap(), Era::Modern);
         // A network failure is an error.
-        let client = StreamableHttpClient::new("http://127.0.0.1:9/mcp", config(ProtocolMode::Auto)).unwrap();
+        let client = Client::new("http://127.0.0.1:9/mcp", config(ProtocolMode::Auto)).unwrap();
         assert!(matches!(
             client.connect(client_info()).await,
             Err(ClientError::Transport(TransportError::Request { .. }))

@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::exchange::{Call, MCP_NAME, STATE_ONLY_RETRY_DELAY, is_reserved};
 use super::{
-    ClientError, Connection, Inner, StreamableHttpClient, ToolCallError, elicitation, invalid,
-    parse_result, to_object,
+    Client, ClientError, Connection, Inner, ToolCallError, elicitation, invalid, parse_result,
+    to_object,
 };
 use crate::BoxFuture;
 use crate::protocol::{
@@ -22,7 +22,7 @@ use crate::protocol::{
 };
 use crate::schema::headers::{HeaderDecl, MAX_SAFE_INTEGER, encode_value};
 
-impl StreamableHttpClient {
+impl Client {
     /// Starts a call of the tool `name`: set its arguments and headers on the returned
     /// [`CallBuilder`], then await it (the complete result) or call
     /// [`once`](CallBuilder::once) (a single exchange).
@@ -65,7 +65,7 @@ impl StreamableHttpClient {
     }
 }
 
-/// A `tools/call` being prepared, from [`StreamableHttpClient::call`]. Nothing is sent
+/// A `tools/call` being prepared, from [`Client::call`]. Nothing is sent
 /// until it is awaited (or [`send`](Self::send) or [`once`](Self::once) is awaited).
 ///
 /// Awaiting it runs the whole call: on a modern connection the arguments declared with
@@ -82,7 +82,7 @@ impl StreamableHttpClient {
 /// The future is `Send + 'static`: it can be spawned.
 #[must_use = "a call is sent only when it is awaited"]
 pub struct CallBuilder {
-    client: StreamableHttpClient,
+    client: Client,
     params: CallToolParams,
     headers: HeaderMap,
 }

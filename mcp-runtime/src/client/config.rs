@@ -14,7 +14,7 @@ use crate::protocol::{ClientCapabilities, Implementation};
 /// Which protocol era the client speaks: the type the server uses too.
 pub use crate::ProtocolMode;
 
-/// How [`list_tools`](super::StreamableHttpClient::list_tools_with) uses the result cache.
+/// How [`list_tools`](super::Client::list_tools_with) uses the result cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CacheMode {
     /// Reuse a fresh cached page; otherwise fetch and cache it.
@@ -161,7 +161,7 @@ impl HttpConfig {
     }
 }
 
-/// The configuration of a [`StreamableHttpClient`](super::StreamableHttpClient).
+/// The configuration of a [`Client`](super::Client).
 ///
 /// ```
 /// use std::time::Duration;
@@ -252,7 +252,7 @@ impl ClientConfig {
     /// …), on response streams, the legacy session's `GET` stream and stdio alike. It runs on
     /// the task reading the stream: hand the notification to a channel rather than block.
     /// A changed tool list also marks the tools stale
-    /// ([`tools_stale`](super::StreamableHttpClient::tools_stale)) with or without a handler.
+    /// ([`tools_stale`](super::Client::tools_stale)) with or without a handler.
     pub fn notification_handler(
         mut self,
         handler: impl Fn(&ServerNotification) + Send + Sync + 'static,
@@ -267,7 +267,7 @@ impl ClientConfig {
         self
     }
 
-    /// How many `input_required` rounds a [`call`](super::StreamableHttpClient::call)
+    /// How many `input_required` rounds a [`call`](super::Client::call)
     /// answers before giving up (default 10).
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds;
@@ -281,7 +281,7 @@ impl ClientConfig {
     }
 }
 
-/// What [`connect`](super::StreamableHttpClient::connect) needs: the client's
+/// What [`connect`](super::Client::connect) needs: the client's
 /// identity and capabilities, and whether a legacy connection performs the `initialize`
 /// handshake.
 ///

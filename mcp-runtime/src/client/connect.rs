@@ -9,8 +9,8 @@ use serde_json::Map;
 use super::exchange::{Call, Reply, Wire};
 use super::negotiate::{Verdict, classify, mutual_version, parse_discover};
 use super::{
-    ClientConfig, ClientError, ConnectOptions, Connection, ConnectionInfo, Inner, ProtocolError,
-    ProtocolMode, StreamableHttpClient, invalid, parse_result, to_object,
+    Client, ClientConfig, ClientError, ConnectOptions, Connection, ConnectionInfo, Inner,
+    ProtocolError, ProtocolMode, invalid, parse_result, to_object,
 };
 use crate::protocol::{
     DEFAULT_LEGACY_HTTP_VERSION, DiscoverResult, Era, ErrorCode, InitializeParams,
@@ -21,8 +21,8 @@ use crate::protocol::{
 /// Connects to the MCP endpoint at `url` with the defaults: the auto protocol era, the
 /// client identity `mcp-rs` (this crate's version), no elicitation handler, no token.
 ///
-/// Use [`StreamableHttpClient::new`] with a [`ClientConfig`], then
-/// [`connect`](StreamableHttpClient::connect) with [`ConnectOptions`], for anything else.
+/// Use [`Client::new`] with a [`ClientConfig`], then
+/// [`connect`](Client::connect) with [`ConnectOptions`], for anything else.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), mcp::client::ClientError> {
@@ -31,13 +31,13 @@ use crate::protocol::{
 /// # Ok(())
 /// # }
 /// ```
-pub async fn connect(url: impl AsRef<str>) -> Result<StreamableHttpClient, ClientError> {
-    let client = StreamableHttpClient::new(url, ClientConfig::new())?;
+pub async fn connect(url: impl AsRef<str>) -> Result<Client, ClientError> {
+    let client = Client::new(url, ClientConfig::new())?;
     client.connect(ConnectOptions::default()).await?;
     Ok(client)
 }
 
-impl StreamableHttpClient {
+impl Client {
     /// Selects the protocol era and connects.
     ///
     /// - [`ProtocolMode::Auto`] probes with `server/discover` and uses the modern era when

@@ -13,7 +13,7 @@ use crate::protocol::{ErrorCode, ErrorObject};
 /// A boxed error source (the same type as [`crate::BoxError`]).
 pub use crate::error::BoxError;
 
-/// Any failure of a [`StreamableHttpClient`](super::StreamableHttpClient) operation.
+/// Any failure of a [`Client`](super::Client) operation.
 ///
 /// [`code`](Self::code) gives the JSON-RPC code of an error the server answered and
 /// [`http_status`](Self::http_status) the HTTP status it came with.

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::exchange::{Call, MCP_NAME};
-use super::{ClientError, Connection, ProtocolError, StreamableHttpClient, parse_result};
+use super::{Client, ClientError, Connection, ProtocolError, parse_result};
 use crate::protocol::{
     CompleteResult, Completion, Era, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Reference,
@@ -50,7 +50,7 @@ paged!(
 );
 paged!(ListPromptsResult, crate::protocol::Prompt, prompts);
 
-impl StreamableHttpClient {
+impl Client {
     /// Lists every resource (all pages merged; the merged result has no cursor).
     pub async fn list_resources(&self) -> Result<ListResourcesResult, ClientError> {
         self.all_pages("resources/list").await

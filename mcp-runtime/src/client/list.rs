@@ -9,16 +9,14 @@ use serde_json::{Map, Value};
 
 use super::cache::drop_invalid_tools;
 use super::exchange::Call;
-use super::{
-    CacheMode, ClientError, Connection, Inner, StreamableHttpClient, invalid, parse_result,
-};
+use super::{CacheMode, Client, ClientError, Connection, Inner, invalid, parse_result};
 use crate::protocol::{CacheScope, Era, ErrorCode, ListToolsResult};
 use crate::schema::headers::{HeaderDecl, declarations};
 
 /// The most `tools/list` pages one listing follows.
 const MAX_PAGES: usize = 64;
 
-impl StreamableHttpClient {
+impl Client {
     /// Lists all tools, following every page, reusing fresh cached pages.
     pub async fn list_tools(&self) -> Result<ListToolsResult, ClientError> {
         self.list_tools_with(CacheMode::Normal).await

@@ -29,7 +29,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{ClientError, StreamableHttpClient};
+use super::{Client, ClientError};
 use crate::protocol::{CallToolResult, Tool};
 
 /// A server's tools, as function definitions for a model.
@@ -39,7 +39,7 @@ pub struct FunctionTools {
 }
 
 impl FunctionTools {
-    /// Wraps tool definitions (from [`StreamableHttpClient::list_tools`] or elsewhere).
+    /// Wraps tool definitions (from [`Client::list_tools`] or elsewhere).
     pub fn new(tools: Vec<Tool>) -> Self {
         Self { tools }
     }
@@ -158,7 +158,7 @@ pub fn model_text(result: &CallToolResult) -> Result<String, String> {
     }
 }
 
-impl StreamableHttpClient {
+impl Client {
     /// Every tool of the server (all pages), as function definitions for a model.
     pub async fn function_tools(&self) -> Result<FunctionTools, ClientError> {
         Ok(FunctionTools::new(self.list_tools().await?.tools))

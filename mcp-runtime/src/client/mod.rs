@@ -1,5 +1,5 @@
-//! The MCP client: [`StreamableHttpClient`], over Streamable HTTP, or over stdio to a server
-//! it starts as a child process ([`StreamableHttpClient::stdio`], [`connect_stdio`]; see
+//! The MCP client: [`Client`], over Streamable HTTP, or over stdio to a server
+//! it starts as a child process ([`Client::stdio`], [`connect_stdio`]; see
 //! [`stdio`]).
 //!
 //! The client negotiates the protocol era ([`ProtocolMode`]: auto, modern, legacy), keeps a
@@ -9,7 +9,7 @@
 //! stream — through an [`ElicitationHandler`].
 //!
 //! The shortest path: [`connect`] with the default identity and the auto era, then
-//! [`call`](StreamableHttpClient::call) a tool with typed arguments and read its typed
+//! [`call`](Client::call) a tool with typed arguments and read its typed
 //! structured result.
 //!
 //! ```no_run
@@ -43,11 +43,11 @@
 //!
 //! ```no_run
 //! use mcp::Implementation;
-//! use mcp::client::{ClientConfig, ConnectOptions, ProtocolMode, StreamableHttpClient};
+//! use mcp::client::{ClientConfig, ConnectOptions, ProtocolMode, Client};
 //! use serde_json::json;
 //!
 //! # async fn run() -> Result<(), mcp::client::ClientError> {
-//! let client = StreamableHttpClient::new(
+//! let client = Client::new(
 //!     "http://localhost:9090/mcp",
 //!     ClientConfig::new().protocol_mode(ProtocolMode::Modern),
 //! )?;
@@ -116,7 +116,7 @@ use exchange::{Call, Reply, Wire};
 use crate::protocol::CallToolResult;
 use crate::protocol::{Era, Implementation, JsonObject, ServerCapabilities};
 
-/// What [`StreamableHttpClient::connect`] established.
+/// What [`Client::connect`] established.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConnectionInfo {
     era: Era,
@@ -233,13 +233,13 @@ pub(crate) struct Inner {
 /// [`connect`](fn@connect), which does both with the defaults). Cloning is cheap and clones
 /// share the connection and the `tools/list` cache.
 #[derive(Clone)]
-pub struct StreamableHttpClient {
+pub struct Client {
     inner: Arc<Inner>,
 }
 
-impl std::fmt::Debug for StreamableHttpClient {
+impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamableHttpClient")
+        f.debug_struct("Client")
             .field("url", &self.inner.url.as_str())
             .field("config", &self.inner.config)
             .field("connection", &self.connection())
@@ -277,14 +277,14 @@ fn to_object(value: impl serde::Serialize) -> JsonObject {
     }
 }
 
-impl StreamableHttpClient {
+impl Client {
     /// A client for the MCP endpoint at `url` (`http` or `https`). No request is sent until
     /// [`connect`](Self::connect).
     ///
     /// ```
-    /// use mcp::client::{ClientConfig, StreamableHttpClient};
+    /// use mcp::client::{ClientConfig, Client};
     ///
-    /// let client = StreamableHttpClient::new("http://127.0.0.1:9090/mcp", ClientConfig::new())?;
+    /// let client = Client::new("http://127.0.0.1:9090/mcp", ClientConfig::new())?;
     /// assert!(client.connection().is_none());
     /// # Ok::<(), mcp::client::ClientError>(())
     /// ```
@@ -575,10 +575,9 @@ mod tests {
     #[test]
     fn client_is_clone_send_sync() {
         fn check<T: Clone + Send + Sync + 'static>() {}
-        check::<StreamableHttpClient>();
+        check::<Client>();
         fn send<T: Send>(_: &T) {}
-        let client =
-            StreamableHttpClient::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
+        let client = Client::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
         send(&client.connect(Implementation::new("c", "1")));
         send(&client.list_tools());
         send(&client.call("x").send());
@@ -590,13 +589,13 @@ mod tests {
 
     #[test]
     fn rejects_bad_urls() {
-        assert!(StreamableHttpClient::new("ftp://x/mcp", ClientConfig::new()).is_err());
-        assert!(StreamableHttpClient::new("not a url", ClientConfig::new()).is_err());
+        assert!(Client::new("ftp://x/mcp", ClientConfig::new()).is_err());
+        assert!(Client::new("not a url", ClientConfig::new()).is_err());
     }
 
     #[test]
     fn merges_elicitation_capabilities() {
-        let client = StreamableHttpClient::new(
+        let client = Client::new(
             "http://127.0.0.1:9/mcp",
             ClientConfig::new()
                 .elicitation_handler(|_r| async { Ok(crate::protocol::ElicitResult::cancel()) }),

@@ -1,5 +1,5 @@
 //! The stdio transport of the client: the server is a child process spawned from a
-//! [`StdioCommand`], and the same [`StreamableHttpClient`] API (connect, list, call,
+//! [`StdioCommand`], and the same [`Client`] API (connect, list, call,
 //! elicitation handler, cache) speaks newline-delimited JSON-RPC on its stdin/stdout.
 //!
 //! - **Serialised exchanges** (seed 004): one request at a time. A call waits for the
@@ -18,7 +18,7 @@
 //!   Either ends the session: later calls fail, or — with
 //!   [`StdioCommand::auto_respawn`] — the next call starts the server again (same command,
 //!   fresh handshake; the server's in-memory state is lost) and runs once on it.
-//! - **Shutdown**: [`close`](StreamableHttpClient::close) waits for the exchange in
+//! - **Shutdown**: [`close`](Client::close) waits for the exchange in
 //!   flight, closes the child's stdin, waits up to 2 s for it to exit, then kills it; a
 //!   dropped client kills its child (`kill_on_drop`).
 //!
@@ -49,7 +49,7 @@ use std::sync::{Arc, Mutex};
 pub(crate) use process::StdioTransport;
 
 use super::cache::ToolCache;
-use super::{ClientConfig, ClientError, ConnectOptions, Inner, State, StreamableHttpClient};
+use super::{Client, ClientConfig, ClientError, ConnectOptions, Inner, State};
 
 /// The default cap on one line read from the server: 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
@@ -210,7 +210,7 @@ fn respawn_hint(auto_respawn: bool) -> &'static str {
     }
 }
 
-impl StreamableHttpClient {
+impl Client {
     /// A client of the MCP server started by `command`, over its stdin/stdout. The process
     /// starts with the first exchange ([`connect`](Self::connect)); everything else — eras,
     /// the elicitation handler, the cache, [`ClientConfig::timeout`] per exchange — works
@@ -265,10 +265,10 @@ impl StreamableHttpClient {
 }
 
 /// Starts the server `command` and connects to it over stdio with the defaults (auto era,
-/// no elicitation handler): [`StreamableHttpClient::stdio`] then
-/// [`connect`](StreamableHttpClient::connect).
-pub async fn connect_stdio(command: StdioCommand) -> Result<StreamableHttpClient, ClientError> {
-    let client = StreamableHttpClient::stdio(command, ClientConfig::new())?;
+/// no elicitation handler): [`Client::stdio`] then
+/// [`connect`](Client::connect).
+pub async fn connect_stdio(command: StdioCommand) -> Result<Client, ClientError> {
+    let client = Client::stdio(command, ClientConfig::new())?;
     client.connect(ConnectOptions::default()).await?;
     Ok(client)
 }

@@ -21,6 +21,9 @@ Every mode but `silent` and `exit` answers `initialize` (legacy era) and `tools/
                   meanwhile (the client did not wait its turn), else "slept"
     list-changed  sends notifications/tools/list_changed, then answers "ok"
     huge          writes a 20 MiB line, then answers "ok"
+    cancel        never answers a call named `hang`; waits for the client's
+                  notifications/cancelled of it instead; a later call answers the JSON of
+                  the cancellations received so far
     silent        never answers anything
     exit          exits with code 7 at once
 
@@ -36,6 +39,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 listings = 0
+cancels = []
 
 
 def send(obj):
@@ -89,6 +93,20 @@ def call(rid, params):
         time.sleep(params.get("arguments", {}).get("ms", 100) / 1000)
         ready, _, _ = select.select([sys.stdin], [], [], 0)
         text(rid, "overlap" if ready else "slept")
+        return
+    if MODE == "cancel":
+        if params.get("name") == "hang":
+            for line in sys.stdin:
+                msg = json.loads(line)
+                if msg.get("method") == "notifications/cancelled":
+                    cancels.append(msg.get("params"))
+                    if msg.get("params", {}).get("requestId") == rid:
+                        return
+                elif msg.get("method") == "tools/call":
+                    # The client's next call, sent before its cancellation arrived.
+                    text(msg.get("id"), json.dumps(cancels))
+            return
+        text(rid, json.dumps(cancels))
         return
     if MODE == "huge":
         raw('{"jsonrpc":"2.0","id":%s,"result":{"pad":"%s"}}' % (json.dumps(rid), "x" * (20 << 20)))

@@ -7,7 +7,9 @@
 //                                    (a server/discover probe is answered -32601)
 //
 // Tools: add(a, b) -> "<sum>" and structuredContent {sum}; echo(text) -> text;
-// confirm_delete(item) -> asks for a confirmation (elicitation), answers "Deleted" or "Kept".
+// confirm_delete(item) -> asks for a confirmation (elicitation), answers "Deleted" or "Kept";
+// summarize(text) -> asks the client's model (sampling), answers "Summary: <model text> (<model>)";
+// roots() -> asks for the client's roots, answers their URIs joined by ", ".
 // Logs go to stderr only.
 import { McpServer, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -51,6 +53,33 @@ function buildServer() {
             return { content: [{ type: 'text', text: deleted ? 'Deleted' : 'Kept' }] };
         }
     );
+    server.registerTool(
+        'summarize',
+        { description: "Summarise a text with the client's model", inputSchema: z.object({ text: z.string() }) },
+        async ({ text }, ctx) => {
+            const view = inputResponse(ctx.mcpReq.inputResponses, 'summary');
+            if (view.kind !== 'sampling') {
+                return inputRequired({
+                    inputRequests: {
+                        summary: inputRequired.createMessage({
+                            messages: [{ role: 'user', content: { type: 'text', text: `Summarise: ${text}` } }],
+                            maxTokens: 50
+                        })
+                    }
+                });
+            }
+            const content = view.result.content;
+            const block = Array.isArray(content) ? content.find(c => c.type === 'text') : content;
+            return { content: [{ type: 'text', text: `Summary: ${block?.text ?? ''} (${view.result.model})` }] };
+        }
+    );
+    server.registerTool('roots', { description: "List the client's roots", inputSchema: z.object({}) }, async (_args, ctx) => {
+        const view = inputResponse(ctx.mcpReq.inputResponses, 'roots');
+        if (view.kind !== 'roots') {
+            return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+        }
+        return { content: [{ type: 'text', text: view.roots.map(r => r.uri).join(', ') }] };
+    });
     return server;
 }
 

@@ -9,6 +9,7 @@
 mod interop_support;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use interop_support::{interop_dir, node, python, python_dir};
@@ -16,7 +17,7 @@ use mcp::client::{
     Client, ClientConfig, ClientError, ConnectOptions, ProcessError, ProtocolMode, StdioCommand,
     TransportError,
 };
-use mcp::protocol::Era;
+use mcp::protocol::{Era, Root};
 use mcp::{ElicitResult, Implementation};
 use serde_json::{Value, json};
 
@@ -463,5 +464,124 @@ async fn a_list_change_marks_the_tools_stale_until_listed_again() {
     );
     client.list_tools().await.unwrap();
     assert!(!client.tools_stale());
+    client.close().await.unwrap();
+}
+
+/// A sampling handler answering with a fixed model and the number of messages it saw, and
+/// the requests it was given.
+fn sampling_model() -> (
+    impl mcp::client::SamplingHandler,
+    Arc<Mutex<Vec<mcp::SamplingRequest>>>,
+) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let handler = move |request: mcp::SamplingRequest| {
+        record.lock().unwrap().push(request);
+        std::future::ready(Ok(mcp::SamplingResult::new(
+            mcp::Role::Assistant,
+            mcp::Content::text("A short summary"),
+            "scripted-1",
+        )
+        .with_stop_reason("endTurn")))
+    };
+    (handler, seen)
+}
+
+#[tokio::test]
+async fn sampling_and_roots_are_answered_for_the_typescript_stdio_servers() {
+    for (legacy_only, mode, era) in [
+        (false, ProtocolMode::Auto, Era::Modern),
+        (false, ProtocolMode::Legacy, Era::Legacy),
+        (true, ProtocolMode::Auto, Era::Legacy),
+    ] {
+        let (model, seen) = sampling_model();
+        let config = config(mode, Duration::from_secs(20))
+            .sampling_handler(model)
+            .roots(vec![
+                Root::new("file:///work/app").with_name("app"),
+                Root::new("file:///work/docs"),
+            ]);
+        let client = connect(ts_server(legacy_only), config).await;
+        assert_eq!(client.connection().unwrap().era(), era);
+        let text = call(&client, "summarize", json!({"text": "a long story"}))
+            .await
+            .unwrap();
+        assert_eq!(text, "Summary: A short summary (scripted-1)", "{era:?}");
+        let asked = seen.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].max_tokens, 50);
+        assert_eq!(
+            serde_json::to_value(&asked[0].messages[0].content).unwrap(),
+            json!({"type": "text", "text": "Summarise: a long story"})
+        );
+        let text = call(&client, "roots", json!({})).await.unwrap();
+        assert_eq!(text, "file:///work/app, file:///work/docs", "{era:?}");
+        // Legacy servers are told about changed roots; modern ones ask per request.
+        client.roots_changed().await.unwrap();
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn without_handlers_sampling_and_roots_fail_the_call_clearly() {
+    let client = connect(
+        ts_server(false),
+        config(ProtocolMode::Auto, Duration::from_secs(20)),
+    )
+    .await;
+    let e = call(&client, "summarize", json!({"text": "x"}))
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("sampling/createMessage"),
+        "unexpected error: {e}"
+    );
+    let e = call(&client, "roots", json!({})).await.unwrap_err();
+    assert!(
+        e.to_string().contains("roots/list"),
+        "unexpected error: {e}"
+    );
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn our_server_samples_through_our_clients_handler_over_stdio() {
+    for mode in [ProtocolMode::Legacy, ProtocolMode::Modern] {
+        let (model, seen) = sampling_model();
+        let config = config(mode, Duration::from_secs(20)).sampling_handler(model);
+        let client = connect(example("notes"), config).await;
+        let text = call(&client, "title_for", json!({"slug": "release-checklist"}))
+            .await
+            .unwrap();
+        assert_eq!(text, "A short summary", "{mode:?}");
+        assert_eq!(seen.lock().unwrap()[0].max_tokens, 40);
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_call_tells_the_server_it_was_cancelled() {
+    let client = connect(
+        misbehave("cancel"),
+        config(ProtocolMode::Legacy, Duration::from_secs(20)),
+    )
+    .await;
+    let abandoned =
+        tokio::time::timeout(Duration::from_millis(300), call(&client, "hang", json!({}))).await;
+    assert!(abandoned.is_err(), "the hanging call answered");
+    // The cancellation is sent by a task of its own; the server records it and the next
+    // call reports what it received.
+    let mut cancels = Value::Null;
+    for _ in 0..50 {
+        cancels = serde_json::from_str(&call(&client, "poke", json!({})).await.unwrap()).unwrap();
+        if cancels.as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let cancels = cancels.as_array().cloned().unwrap_or_default();
+    assert_eq!(cancels.len(), 1, "{cancels:?}");
+    assert!(cancels[0]["requestId"].is_number(), "{cancels:?}");
+    assert_eq!(cancels[0]["reason"], "the client stopped waiting");
     client.close().await.unwrap();
 }

@@ -766,3 +766,59 @@ fn seen_logs(seen: &Mutex<Vec<mcp::client::ServerNotification>>) -> usize {
         .filter(|n| n.log().is_some())
         .count()
 }
+
+#[tokio::test]
+async fn sampling_and_roots_are_answered_for_the_v2_server() {
+    use mcp::protocol::Root;
+    bounded(async {
+        for (args, mode, era) in [
+            (&["--conformance"][..], ProtocolMode::Modern, Era::Modern),
+            (
+                &["--conformance", "--legacy", "sessionful"][..],
+                ProtocolMode::Legacy,
+                Era::Legacy,
+            ),
+        ] {
+            let server = NodeServer::start(args);
+            let prompts = Arc::new(Mutex::new(Vec::new()));
+            let record = prompts.clone();
+            let config = ClientConfig::new()
+                .protocol_mode(mode)
+                .sampling_handler(move |request: mcp::SamplingRequest| {
+                    let text = serde_json::to_value(&request.messages[0].content).unwrap()["text"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    record.lock().unwrap().push(text.clone());
+                    async move {
+                        Ok(mcp::SamplingResult::new(
+                            mcp::Role::Assistant,
+                            mcp::Content::text(format!("echo of {text}")),
+                            "scripted",
+                        ))
+                    }
+                })
+                .roots(vec![Root::new("file:///srv/app").with_name("app")]);
+            let client = Client::new(&server.url, config).expect("client");
+            let info = client.connect(client_info()).await.expect("connect");
+            assert_eq!(info.era(), era);
+            let result = client
+                .call("test_sampling")
+                .arguments(json!({"prompt": "What is 2+2?"}))
+                .unwrap()
+                .await
+                .expect("test_sampling");
+            assert_eq!(
+                text(&result),
+                "LLM response: echo of What is 2+2?",
+                "{era:?}"
+            );
+            assert_eq!(*prompts.lock().unwrap(), ["What is 2+2?"]);
+            let result = client.call("test_roots").await.expect("test_roots");
+            assert_eq!(text(&result), "Roots: app=file:///srv/app", "{era:?}");
+            client.roots_changed().await.expect("roots_changed");
+            client.close().await.unwrap();
+        }
+    })
+    .await;
+}

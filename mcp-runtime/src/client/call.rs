@@ -8,17 +8,17 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::exchange::{Call, MCP_NAME, STATE_ONLY_RETRY_DELAY, is_reserved};
+use super::handlers::Unanswered;
 use super::{
-    Client, ClientError, Connection, Inner, ToolCallError, elicitation, invalid, parse_result,
-    to_object,
+    Client, ClientError, Connection, Inner, ToolCallError, invalid, parse_result, to_object,
 };
 use crate::BoxFuture;
 use crate::protocol::{
-    CallToolParams, CallToolResponse, CallToolResult, ELICITATION_CREATE, ElicitRequest, Era,
-    ErrorCode, InputRequiredResult, JsonObject,
+    CallToolParams, CallToolResponse, CallToolResult, ELICITATION_CREATE, Era, ErrorCode,
+    InputRequiredResult, JsonObject,
 };
 use crate::schema::headers::{HeaderDecl, MAX_SAFE_INTEGER, encode_value};
 
@@ -432,25 +432,40 @@ impl Inner {
     ) -> Result<JsonObject, ClientError> {
         let mut answers = Map::new();
         for (key, request) in requests {
-            let method = request
-                .get("method")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if method != ELICITATION_CREATE {
-                return Err(ToolCallError::UnsupportedInputRequest {
-                    tool: tool.into(),
-                    key,
-                    method: method.into(),
-                }
-                .into());
-            }
-            let Some(handler) = &self.config.elicitation_handler else {
-                return Err(ToolCallError::NoElicitationHandler { tool: tool.into() }.into());
+            let (method, params) = match request {
+                Value::Object(mut o) => (
+                    match o.remove("method") {
+                        Some(Value::String(m)) => m,
+                        _ => String::new(),
+                    },
+                    o.remove("params"),
+                ),
+                _ => (String::new(), None),
             };
-            let request: ElicitRequest = serde_json::from_value(request)
-                .map_err(|e| invalid("tools/call", format!("input request `{key}`: {e}")))?;
-            let result = handler.dyn_elicit(request.clone()).await?;
-            answers.insert(key, json!(elicitation::sanitize(&request, result)));
+            let unsupported = || ToolCallError::UnsupportedInputRequest {
+                tool: tool.into(),
+                key: key.clone(),
+                method: method.clone(),
+            };
+            if method == "ping" {
+                return Err(unsupported().into());
+            }
+            match self.config.handlers.answer(&method, params).await {
+                Ok(answer) => {
+                    answers.insert(key, answer);
+                }
+                Err(Unanswered::Failed(e)) => return Err(e),
+                Err(Unanswered::BadParams(message)) => {
+                    return Err(invalid(
+                        "tools/call",
+                        format!("input request `{key}`: {message}"),
+                    ));
+                }
+                Err(Unanswered::NoHandler) if method == ELICITATION_CREATE => {
+                    return Err(ToolCallError::NoElicitationHandler { tool: tool.into() }.into());
+                }
+                Err(Unanswered::NoHandler) => return Err(unsupported().into()),
+            }
         }
         Ok(answers)
     }
@@ -460,6 +475,7 @@ impl Inner {
 mod tests {
     use super::*;
     use crate::schema::headers::declarations;
+    use serde_json::json;
 
     fn decls(schema: Value) -> Vec<HeaderDecl> {
         declarations(schema.as_object().unwrap()).unwrap()

@@ -7,9 +7,10 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderName, HeaderValue};
 
 use super::auth::{DynTokenProvider, TokenProvider};
-use super::elicitation::{DynElicitationHandler, ElicitationHandler};
+use super::elicitation::ElicitationHandler;
+use super::handlers::{FixedRoots, RootsProvider, SamplingHandler, ServerRequestHandlers};
 use super::notifications::ServerNotification;
-use crate::protocol::{ClientCapabilities, Implementation};
+use crate::protocol::{ClientCapabilities, Implementation, Root};
 
 /// Which protocol era the client speaks: the type the server uses too.
 pub use crate::ProtocolMode;
@@ -179,7 +180,7 @@ impl HttpConfig {
 pub struct ClientConfig {
     pub(crate) protocol_mode: ProtocolMode,
     pub(crate) http: HttpConfig,
-    pub(crate) elicitation_handler: Option<Arc<dyn DynElicitationHandler>>,
+    pub(crate) handlers: ServerRequestHandlers,
     pub(crate) token_provider: Option<Arc<dyn DynTokenProvider>>,
     pub(crate) max_input_rounds: u32,
     pub(crate) result_cache: Option<ResultCacheConfig>,
@@ -194,7 +195,7 @@ impl Default for ClientConfig {
         Self {
             protocol_mode: ProtocolMode::Auto,
             http: HttpConfig::default(),
-            elicitation_handler: None,
+            handlers: ServerRequestHandlers::default(),
             token_provider: None,
             max_input_rounds: 10,
             result_cache: Some(ResultCacheConfig::default()),
@@ -208,7 +209,9 @@ impl std::fmt::Debug for ClientConfig {
         f.debug_struct("ClientConfig")
             .field("protocol_mode", &self.protocol_mode)
             .field("http", &self.http)
-            .field("elicitation_handler", &self.elicitation_handler.is_some())
+            .field("elicitation_handler", &self.handlers.elicitation.is_some())
+            .field("sampling_handler", &self.handlers.sampling.is_some())
+            .field("roots_provider", &self.handlers.roots.is_some())
             .field("token_provider", &self.token_provider.is_some())
             .field("max_input_rounds", &self.max_input_rounds)
             .field("result_cache", &self.result_cache)
@@ -244,8 +247,28 @@ impl ClientConfig {
     /// Answers elicitations. Configuring a handler advertises form and URL elicitation
     /// (`{"elicitation":{"form":{},"url":{}}}`) on every modern request and at `initialize`.
     pub fn elicitation_handler(mut self, handler: impl ElicitationHandler) -> Self {
-        self.elicitation_handler = Some(Arc::new(handler));
+        self.handlers.elicitation = Some(Arc::new(handler));
         self
+    }
+
+    /// Answers `sampling/createMessage`. Configuring a handler declares `{"sampling":{}}`
+    /// on every modern request and at `initialize`.
+    pub fn sampling_handler(mut self, handler: impl SamplingHandler) -> Self {
+        self.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `roots/list` from `provider`. Configuring one declares
+    /// `{"roots":{"listChanged":true}}`.
+    pub fn roots_provider(mut self, provider: impl RootsProvider) -> Self {
+        self.handlers.roots = Some(Arc::new(provider));
+        self
+    }
+
+    /// Answers `roots/list` with a fixed list (shorthand for a
+    /// [`roots_provider`](Self::roots_provider) that never changes).
+    pub fn roots(self, roots: Vec<Root>) -> Self {
+        self.roots_provider(FixedRoots(roots))
     }
 
     /// Receives every notification the server sends (log messages, progress, list changes,

@@ -44,7 +44,7 @@ pub enum ClientError {
     /// The `structuredContent` of a tool result could not be read as the requested type.
     #[error(transparent)]
     StructuredContent(#[from] crate::protocol::StructuredContentError),
-    /// The elicitation handler or the token provider failed.
+    /// A handler (elicitation, sampling, roots) or the token provider failed.
     #[error("{message}")]
     Handler {
         /// What failed, as the handler described it.

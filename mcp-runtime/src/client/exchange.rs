@@ -2,7 +2,6 @@
 //! from a JSON or `text/event-stream` body (bounded in size and time). Server→client
 //! requests arriving on a legacy response stream are answered here.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -13,14 +12,13 @@ use serde_json::{Map, Value, json};
 use tokio::time::timeout_at;
 
 use super::auth::AuthChallenge;
-use super::elicitation::{DynElicitationHandler, sanitize};
+
 use super::sse::SseParser;
 use super::streams::{CancelOnDrop, DEFAULT_RESUME_DELAY, MAX_RESUMES};
 use super::{ClientError, Inner, ProtocolError, StreamError, TransportError};
 use crate::protocol::{
-    ClientCapabilities, ELICITATION_CREATE, ElicitRequest, ElicitRequestParams, ErrorCode,
-    ErrorObject, Implementation, JsonObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
-    META_PROTOCOL_VERSION, RequestId,
+    ClientCapabilities, ErrorObject, Implementation, JsonObject, META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO, META_PROTOCOL_VERSION, RequestId,
 };
 
 pub(crate) use crate::protocol::headers::{
@@ -296,16 +294,30 @@ impl Inner {
         token: Option<&str>,
     ) -> Result<Reply, ClientError> {
         let id = call.id.clone().unwrap_or_else(|| self.next_id());
-        // A legacy call whose future is dropped before its answer tells the server
-        // (`notifications/cancelled`), so the server stops working for nobody.
+        // A call whose future is dropped before its answer tells the server
+        // (`notifications/cancelled`), so the server stops working for nobody: on a legacy
+        // HTTP session, and on stdio in both eras. A modern HTTP call needs nothing more:
+        // dropping it aborts its HTTP request, which is the modern cancellation signal.
+        let cancellable = call.method != "initialize";
         let mut guard = match wire {
-            Wire::Legacy {
-                session_id: Some(session),
-                version,
-            } if call.method != "initialize" && self.stdio.is_none() => Some(CancelOnDrop {
+            _ if !cancellable => None,
+            Wire::Modern { version, .. } if self.stdio.is_some() => Some(CancelOnDrop {
                 inner: self.me.clone(),
-                session: (*session).to_owned(),
+                session: None,
+                version: None,
+                modern_version: Some((*version).to_owned()),
+                token: None,
+                id: id.clone(),
+                armed: true,
+            }),
+            Wire::Legacy {
+                session_id,
+                version,
+            } if self.stdio.is_some() || session_id.is_some() => Some(CancelOnDrop {
+                inner: self.me.clone(),
+                session: session_id.map(str::to_owned),
                 version: version.map(str::to_owned),
+                modern_version: None,
                 token: token.map(str::to_owned),
                 id: id.clone(),
                 armed: true,
@@ -543,8 +555,7 @@ impl Inner {
         method: &str,
         params: Option<Value>,
     ) -> Result<(), ClientError> {
-        let handler = self.config.elicitation_handler.as_ref();
-        let (outcome, failure) = server_request_outcome(handler, method, params).await;
+        let (outcome, failure) = self.config.handlers.outcome(method, params).await;
         let body = match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
@@ -617,50 +628,6 @@ impl Inner {
         }
         Ok(out)
     }
-}
-
-/// The answer to a server→client request (`ping`, `elicitation/create` through the
-/// handler, `-32601` for anything else), and the handler's failure, if any, for the caller.
-pub(crate) async fn server_request_outcome(
-    handler: Option<&Arc<dyn DynElicitationHandler>>,
-    method: &str,
-    params: Option<Value>,
-) -> (Result<Value, ErrorObject>, Option<ClientError>) {
-    let mut failure = None;
-    let outcome: Result<Value, ErrorObject> = match method {
-        "ping" => Ok(json!({})),
-        ELICITATION_CREATE => match handler {
-            None => Err(ErrorObject::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "Method not found: this client has no elicitation handler",
-            )),
-            Some(handler) => {
-                match serde_json::from_value::<ElicitRequestParams>(params.unwrap_or(Value::Null)) {
-                    Err(e) => Err(ErrorObject::new(
-                        ErrorCode::INVALID_PARAMS,
-                        format!("invalid elicitation/create params: {e}"),
-                    )),
-                    Ok(params) => {
-                        let request = ElicitRequest { params };
-                        match handler.dyn_elicit(request.clone()).await {
-                            Ok(result) => Ok(json!(sanitize(&request, result))),
-                            Err(e) => {
-                                let answer =
-                                    ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string());
-                                failure = Some(e);
-                                Err(answer)
-                            }
-                        }
-                    }
-                }
-            }
-        },
-        _ => Err(ErrorObject::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        )),
-    };
-    (outcome, failure)
 }
 
 /// How long to wait before a retry that carries only `requestState`.

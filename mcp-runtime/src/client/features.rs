@@ -147,6 +147,25 @@ impl Client {
         self.inner.request(&conn, &call).await.map(drop)
     }
 
+    /// Tells a legacy server that the client's roots changed
+    /// (`notifications/roots/list_changed`), so it asks again with `roots/list`. A modern
+    /// server asks for roots in each request that needs them: there is nothing to send, and
+    /// this returns `Ok(())`.
+    pub async fn roots_changed(&self) -> Result<(), ClientError> {
+        let conn = self.inner.connection()?;
+        if conn.info.era == Era::Modern {
+            return Ok(());
+        }
+        let token = self.inner.token().await?;
+        self.inner
+            .send_notification(
+                &conn.wire(),
+                crate::protocol::ROOTS_LIST_CHANGED,
+                token.as_deref(),
+            )
+            .await
+    }
+
     /// A request naming a resource or prompt: modern requests carry the name in `Mcp-Name`.
     async fn named<T: DeserializeOwned>(
         &self,

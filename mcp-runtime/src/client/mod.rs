@@ -82,6 +82,7 @@ mod elicitation;
 mod error;
 mod exchange;
 mod features;
+mod handlers;
 mod list;
 pub mod llm;
 mod negotiate;
@@ -106,6 +107,7 @@ pub use config::{
 pub use connect::connect;
 pub use elicitation::ElicitationHandler;
 pub use error::{BoxError, ClientError, ProtocolError, StreamError, ToolCallError, TransportError};
+pub use handlers::{RootsProvider, SamplingHandler};
 pub use notifications::ServerNotification;
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
 
@@ -457,11 +459,20 @@ impl Inner {
 
     /// Adds form and URL elicitation to the declared capabilities when a handler exists.
     fn merge_capabilities(&self, mut options: ConnectOptions) -> ConnectOptions {
-        if self.config.elicitation_handler.is_some() {
-            let mut e = options.capabilities.elicitation.take().unwrap_or_default();
+        let caps = &mut options.capabilities;
+        if self.config.handlers.elicitation.is_some() {
+            let mut e = caps.elicitation.take().unwrap_or_default();
             e.form.get_or_insert_with(Default::default);
             e.url.get_or_insert_with(Default::default);
-            options.capabilities.elicitation = Some(e);
+            caps.elicitation = Some(e);
+        }
+        if self.config.handlers.sampling.is_some() {
+            caps.sampling.get_or_insert_with(Default::default);
+        }
+        if self.config.handlers.roots.is_some() {
+            caps.roots
+                .get_or_insert_with(Default::default)
+                .insert("listChanged".into(), Value::Bool(true));
         }
         options
     }

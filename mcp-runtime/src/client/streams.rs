@@ -127,11 +127,17 @@ pub(crate) async fn listen(
     }
 }
 
-/// Sends `notifications/cancelled` for a legacy request whose caller stopped waiting.
+/// Sends `notifications/cancelled` for a request whose caller stopped waiting: on a legacy
+/// HTTP session (POSTed with the session's headers) or on stdio (both eras; a modern one
+/// carries the protocol version in its `_meta`, as the TypeScript client sends it).
 pub(crate) struct CancelOnDrop {
     pub(crate) inner: Weak<Inner>,
-    pub(crate) session: String,
+    /// The legacy HTTP session.
+    pub(crate) session: Option<String>,
+    /// The legacy protocol version.
     pub(crate) version: Option<String>,
+    /// The modern protocol version (stdio only).
+    pub(crate) modern_version: Option<String>,
     pub(crate) token: Option<String>,
     pub(crate) id: RequestId,
     /// Cleared once the exchange ended, answered or not.
@@ -148,14 +154,17 @@ impl Drop for CancelOnDrop {
         else {
             return;
         };
-        let session = std::mem::take(&mut self.session);
+        let session = self.session.take();
         let version = self.version.take();
         let token = self.token.take();
-        let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                          "params": {"requestId": self.id, "reason": "the client stopped waiting"}});
+        let mut params = json!({"requestId": self.id, "reason": "the client stopped waiting"});
+        if let Some(v) = &self.modern_version {
+            params["_meta"] = json!({crate::protocol::META_PROTOCOL_VERSION: v});
+        }
+        let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params});
         runtime.spawn(async move {
             let wire = Wire::Legacy {
-                session_id: Some(&session),
+                session_id: session.as_deref(),
                 version: version.as_deref(),
             };
             if let Err(e) = inner.post_no_answer(&wire, token.as_deref(), body).await {

@@ -13,6 +13,7 @@ mod error_code;
 mod features;
 pub mod headers;
 mod jsonrpc;
+mod roots;
 mod sampling;
 mod types;
 
@@ -36,6 +37,7 @@ pub use jsonrpc::{
     ErrorObject, JsonRpcError, JsonRpcResponse, Message, MessageError, Notification, Request,
     RequestId, ResponseId, SuccessOut,
 };
+pub use roots::{ListRootsResult, ROOTS_LIST, ROOTS_LIST_CHANGED, Root};
 pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};
 pub use types::*;
 

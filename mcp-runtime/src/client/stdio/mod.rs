@@ -227,7 +227,7 @@ impl Client {
         let http = reqwest::Client::builder()
             .build()
             .map_err(|e| ClientError::Config(format!("cannot build the HTTP client: {e}")))?;
-        let handler = config.elicitation_handler.clone();
+        let handler = config.handlers.clone();
         Ok(Self {
             inner: Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
                 let weak = me.clone();

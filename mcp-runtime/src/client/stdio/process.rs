@@ -16,8 +16,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::{ProcessError, StdioCommand};
-use crate::client::elicitation::DynElicitationHandler;
-use crate::client::exchange::{Incoming, id_matches, rpc_error, server_request_outcome};
+use crate::client::exchange::{Incoming, id_matches, rpc_error};
+use crate::client::handlers::ServerRequestHandlers;
 use crate::client::{ClientError, ProtocolError, TransportError};
 use crate::protocol::RequestId;
 use crate::transport::stdio::frame::{Frame, FrameReader, Source};
@@ -75,7 +75,7 @@ enum Slot {
 /// The stdio transport of one client.
 pub(crate) struct StdioTransport {
     command: StdioCommand,
-    handler: Option<Arc<dyn DynElicitationHandler>>,
+    handler: ServerRequestHandlers,
     notify: Arc<Notify>,
     clock: Arc<HandlerClock>,
     /// The exchange lock: held for a whole exchange.
@@ -90,7 +90,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl StdioTransport {
     pub(crate) fn new(
         command: StdioCommand,
-        handler: Option<Arc<dyn DynElicitationHandler>>,
+        handler: ServerRequestHandlers,
         notify: Notify,
     ) -> Self {
         Self {
@@ -359,7 +359,7 @@ async fn read_loop(
     mut frames: FrameReader,
     responses: mpsc::Sender<(Value, Outcome)>,
     stdin: SharedStdin,
-    handler: Option<Arc<dyn DynElicitationHandler>>,
+    handler: ServerRequestHandlers,
     notify: Arc<Notify>,
     clock: Arc<HandlerClock>,
 ) {
@@ -388,8 +388,7 @@ async fn read_loop(
                 clock.busy.fetch_add(1, Ordering::Relaxed);
                 tokio::spawn(async move {
                     let started = Instant::now();
-                    let (outcome, failure) =
-                        server_request_outcome(handler.as_ref(), &method, msg.params).await;
+                    let (outcome, failure) = handler.outcome(&method, msg.params).await;
                     if let Some(e) = failure {
                         tracing::warn!(%method, error = %e, "the handler of a server request failed");
                     }

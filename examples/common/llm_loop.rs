@@ -1,18 +1,22 @@
 //! A complete tool-calling loop: an MCP server's tools offered to a model through an
 //! OpenAI-compatible Chat Completions endpoint, the model's tool calls run on the MCP
-//! server, their text sent back, until the model answers.
+//! server, their text sent back, until the model answers. The requests and answers use the
+//! `async-openai` crate's types through `mcp-runtime`'s `openai` feature.
 //!
 //! [`scripted_model`] is such an endpoint written for tests: it asks for one tool call, then
 //! answers with what the tool returned, so the loop runs end to end without a network.
 
 use std::net::SocketAddr;
 
+use async_openai::types::chat::{
+    ChatCompletionMessageToolCalls, ChatCompletionRequestMessage, ChatCompletionResponseMessage,
+};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use mcp::client::Client;
-use mcp::client::llm::FunctionCallError;
+use mcp::client::llm::{FunctionCallError, chat_tool_message};
 use serde_json::{Value, json};
 
 /// The most model turns one question may take.
@@ -47,7 +51,8 @@ pub async fn ask(
     let http = reqwest::Client::new();
     let mut messages = vec![json!({"role": "user", "content": question})];
     for _ in 0..MAX_TURNS {
-        let body = json!({"model": model, "messages": messages, "tools": tools.chat_completions()});
+        let body =
+            json!({"model": model, "messages": messages, "tools": tools.chat_completion_tools()});
         let mut request = http
             .post(format!(
                 "{}/chat/completions",
@@ -71,31 +76,32 @@ pub async fn ask(
                 "the model endpoint answered {status}: {reply}"
             )));
         }
-        let message = reply["choices"][0]["message"].clone();
-        if !message.is_object() {
-            return Err(LoopError(format!(
-                "the model's answer has no message: {reply}"
-            )));
-        }
-        messages.push(message.clone());
-        let calls = message["tool_calls"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let message: ChatCompletionResponseMessage =
+            serde_json::from_value(reply["choices"][0]["message"].clone()).map_err(|e| {
+                LoopError(format!(
+                    "the model's answer has no valid message ({e}): {reply}"
+                ))
+            })?;
+        messages.push(reply["choices"][0]["message"].clone());
+        let calls = message.tool_calls.unwrap_or_default();
         if calls.is_empty() {
-            let answer = message["content"].as_str().unwrap_or_default().to_owned();
-            return Ok((answer, messages));
+            return Ok((message.content.unwrap_or_default(), messages));
         }
         for call in calls {
-            let name = call["function"]["name"].as_str().unwrap_or_default();
-            let arguments = call["function"]["arguments"].as_str().unwrap_or_default();
-            let content = match mcp.call_function(name, arguments).await {
+            let ChatCompletionMessageToolCalls::Function(call) = call else {
+                return Err(LoopError("the model called a custom tool".into()));
+            };
+            let content = match mcp.call_chat_tool_call(&call).await {
                 Ok(text) => text,
                 Err(FunctionCallError::Tool(text)) => format!("Error: {text}"),
                 Err(FunctionCallError::Arguments(e)) => format!("Error: invalid arguments: {e}"),
-                Err(e) => return Err(LoopError(format!("calling {name} failed: {e}"))),
+                Err(e) => {
+                    let name = &call.function.name;
+                    return Err(LoopError(format!("calling {name} failed: {e}")));
+                }
             };
-            messages.push(json!({"role": "tool", "tool_call_id": call["id"], "content": content}));
+            let answer = ChatCompletionRequestMessage::Tool(chat_tool_message(call.id, content));
+            messages.push(json!(answer));
         }
     }
     Err(LoopError(format!("no answer after {MAX_TURNS} turns")))

@@ -29,6 +29,11 @@
 
 use serde_json::{Map, Value, json};
 
+#[cfg(feature = "openai")]
+mod openai;
+#[cfg(feature = "openai")]
+pub use openai::{chat_tool_message, function_call_output};
+
 use super::{Client, ClientError};
 use crate::protocol::{CallToolResult, Tool};
 

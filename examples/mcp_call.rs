@@ -1,71 +1,131 @@
-//! Calls one tool of any MCP server and prints the result as JSON.
+//! A command-line MCP client: lists and calls tools, reads resources, gets prompts, on any
+//! server over Streamable HTTP or stdio.
 //!
 //! ```text
-//! cargo run --example mcp_call -- URL [TOOL [JSON]] [--mode auto|modern|legacy]
-//! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp hash_text '{"text":"hi"}'
-//! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp            # lists the tools
+//! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp                      # the tools
+//! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp call hash_text '{"text":"hi"}'
+//! cargo run --example mcp_call -- --stdio resources -- cargo run -q --example notes -- --stdio
+//! cargo run --example mcp_call -- --json URL prompt summarize_note '{"slug":"x"}'
 //! ```
 //!
-//! Without TOOL it prints the `tools/list` result (all pages). Form elicitations are asked
-//! on the terminal, one field at a time; URL elicitations are shown and declined.
+//! Commands: `tools` (the default), `call TOOL [JSON]`, `resources`, `read URI`, `prompts`,
+//! `prompt NAME [JSON]`. Without `--json` the output is for people (the text of a result,
+//! one line per tool, resource or prompt); with it, stdout carries the JSON result (or
+//! `{"error": …}`) and nothing else. Logs the server sends are printed on stderr (level set
+//! with `--log-level`), progress is a progress bar on a terminal (plain lines otherwise),
+//! form elicitations are asked on the terminal one field at a time, URL elicitations are
+//! shown and declined. Exit status: 0 on success, 1 when the call or the tool failed, 2 on
+//! a usage error.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use mcp::Implementation;
-use mcp::client::{Client, ClientConfig, ClientError, ProtocolMode};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp::client::{
+    Client, ClientConfig, ClientError, ProtocolMode, ServerNotification, StdioCommand,
+};
 use mcp::protocol::{ElicitRequest, ElicitRequestParams, ElicitResult, JsonObject};
-use serde_json::Value;
+use mcp::{CallToolResult, Content, Implementation, LogLevel, ResourceContents};
+use serde_json::{Value, json};
 
-const USAGE: &str = "usage: mcp_call URL [TOOL [JSON]] [--mode auto|modern|legacy]\n\nWithout TOOL, lists the tools.";
-
-struct Args {
-    url: String,
-    tool: Option<String>,
-    arguments: Value,
-    mode: ProtocolMode,
+/// A command-line MCP client.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp_call",
+    override_usage = "mcp_call [OPTIONS] URL [COMMAND]\n       mcp_call [OPTIONS] --stdio [COMMAND] -- PROGRAM [ARGS]..."
+)]
+struct Cli {
+    /// The server's MCP endpoint (omit it with --stdio).
+    #[arg(required_unless_present = "stdio")]
+    url: Option<String>,
+    /// Start the server as a child process and speak stdio to it: the program and its
+    /// arguments follow `--`.
+    #[arg(long)]
+    stdio: bool,
+    /// The protocol era to speak.
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    mode: Mode,
+    /// Print the JSON result (or {"error": ...}) on stdout and nothing else.
+    #[arg(long)]
+    json: bool,
+    /// The least severe log message the server should send (printed on stderr); `off` asks
+    /// for none.
+    #[arg(long, default_value = "info")]
+    log_level: String,
+    /// Seconds one exchange may take.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The stdio server's program and arguments: what follows the first `--`.
+    #[arg(skip)]
+    program: Vec<String>,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut positional = Vec::new();
-    let mut mode = ProtocolMode::Auto;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "-h" | "--help" => return Err(String::new()),
-            "--mode" => {
-                mode = match args.next().as_deref() {
-                    Some("auto") => ProtocolMode::Auto,
-                    Some("modern") => ProtocolMode::Modern,
-                    Some("legacy") => ProtocolMode::Legacy,
-                    other => {
-                        return Err(format!(
-                            "--mode must be auto, modern or legacy, not {other:?}"
-                        ));
-                    }
-                }
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Mode {
+    Auto,
+    Modern,
+    Legacy,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tools (the default).
+    Tools,
+    /// Call a tool with JSON arguments (default `{}`).
+    Call {
+        tool: String,
+        arguments: Option<String>,
+    },
+    /// List the resources and resource templates.
+    Resources,
+    /// Read a resource.
+    Read { uri: String },
+    /// List the prompts.
+    Prompts,
+    /// Get a prompt with JSON string arguments (default `{}`).
+    Prompt {
+        name: String,
+        arguments: Option<String>,
+    },
+}
+
+/// A failure, and how the process ends.
+struct Failure {
+    message: String,
+    json: Value,
+}
+
+impl From<ClientError> for Failure {
+    fn from(e: ClientError) -> Self {
+        let mut message = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(cause) = source {
+            message.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        let mut json = json!({"message": message});
+        if let Some(rpc) = e.rpc() {
+            json["message"] = json!(rpc.message);
+            json["code"] = json!(rpc.code);
+            if let Some(data) = &rpc.data {
+                json["data"] = data.clone();
             }
-            _ => positional.push(arg),
         }
+        Self { message, json }
     }
-    let mut positional = positional.into_iter();
-    let url = positional.next().ok_or("missing URL")?;
-    let tool = positional.next();
-    let arguments = match positional.next() {
-        Some(json) => {
-            serde_json::from_str(&json).map_err(|e| format!("invalid JSON arguments: {e}"))?
-        }
-        None => Value::Object(JsonObject::new()),
-    };
-    if let Some(extra) = positional.next() {
-        return Err(format!("unexpected argument {extra:?}"));
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    let message = message.into();
+    Failure {
+        json: json!({"message": message}),
+        message,
     }
-    Ok(Args {
-        url,
-        tool,
-        arguments,
-        mode,
-    })
 }
 
 /// Asks a form on the terminal; shows (and declines) URL elicitations.
@@ -139,55 +199,311 @@ fn ask_blocking(request: &ElicitRequest) -> Result<ElicitResult, ClientError> {
     }
 }
 
-async fn run(args: Args) -> Result<Value, ClientError> {
+/// Progress of the running call: a bar on a terminal, lines otherwise (never with --json).
+struct Progress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+}
+
+impl Progress {
+    fn new(json: bool) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        Self {
+            bar: None,
+            plain: !json && !terminal,
+        }
+    }
+
+    fn update(&mut self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if self.plain {
+            let total = total.map(|t| format!("/{t}")).unwrap_or_default();
+            eprintln!("progress {progress}{total} {}", message.unwrap_or_default());
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        if let Some(total) = total {
+            bar.set_length(total.max(0.0) as u64);
+        }
+        bar.set_position(progress.max(0.0) as u64);
+        if let Some(message) = message {
+            bar.set_message(message.to_owned());
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The progress token of the one call this process makes.
+const PROGRESS_TOKEN: &str = "mcp_call";
+
+fn on_notification(progress: &Arc<Mutex<Progress>>, json: bool, n: &ServerNotification) {
+    if let Some((level, data)) = n.log() {
+        let logger = n.params().get("logger").and_then(Value::as_str);
+        let text = data
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| data.to_string());
+        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        let line = match logger {
+            Some(logger) => format!("[{level}] {logger}: {text}"),
+            None => format!("[{level}] {text}"),
+        };
+        match &p.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+        let _ = &mut p;
+    } else if let Some((token, value, total)) = n.progress() {
+        if token == PROGRESS_TOKEN && !json {
+            let message = n.params().get("message").and_then(Value::as_str);
+            progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .update(value, total, message);
+        }
+    }
+}
+
+fn object(text: Option<&str>, what: &str) -> Result<JsonObject, Failure> {
+    match text {
+        None => Ok(JsonObject::new()),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(o)) => Ok(o),
+            Ok(_) => Err(usage(format!("{what} must be a JSON object"))),
+            Err(e) => Err(usage(format!("invalid JSON {what}: {e}"))),
+        },
+    }
+}
+
+fn client(cli: &Cli, progress: &Arc<Mutex<Progress>>) -> Result<Client, Failure> {
+    let json = cli.json;
+    let progress = Arc::clone(progress);
     let config = ClientConfig::new()
-        .protocol_mode(args.mode)
-        .elicitation_handler(ask);
-    let client = Client::new(&args.url, config)?;
+        .protocol_mode(match cli.mode {
+            Mode::Auto => ProtocolMode::Auto,
+            Mode::Modern => ProtocolMode::Modern,
+            Mode::Legacy => ProtocolMode::Legacy,
+        })
+        .timeout(Duration::from_secs(cli.timeout))
+        .elicitation_handler(ask)
+        .notification_handler(move |n| on_notification(&progress, json, n));
+    if cli.stdio {
+        let Some((program, args)) = cli.program.split_first() else {
+            return Err(usage("--stdio needs the server's program after `--`"));
+        };
+        if cli.url.is_some() {
+            return Err(usage("give either a URL or --stdio, not both"));
+        }
+        let command = StdioCommand::new(program).args(args);
+        Ok(Client::stdio(command, config)?)
+    } else {
+        if !cli.program.is_empty() {
+            return Err(usage("a program after `--` needs --stdio"));
+        }
+        Ok(Client::new(cli.url.as_deref().unwrap_or_default(), config)?)
+    }
+}
+
+/// Runs the command; `Ok((json, text, failed))`: the JSON result, its text for people, and
+/// whether the tool reported an error.
+async fn run(cli: &Cli) -> Result<(Value, String, bool), Failure> {
+    let progress = Arc::new(Mutex::new(Progress::new(cli.json)));
+    let client = client(cli, &progress)?;
     let info = client
         .connect(Implementation::new("mcp_call", env!("CARGO_PKG_VERSION")))
         .await?;
-    eprintln!(
-        "connected: MCP {} ({:?})",
-        info.protocol_version(),
-        info.era()
-    );
-    let out = match &args.tool {
-        None => serde_json::to_value(client.list_tools().await?),
-        Some(tool) => serde_json::to_value(client.call(tool).arguments(&args.arguments)?.await?),
+    if !cli.json {
+        eprintln!(
+            "connected to {} over MCP {} ({:?})",
+            info.server_info()
+                .map(|s| s.name.as_str())
+                .unwrap_or("a server"),
+            info.protocol_version(),
+            info.era()
+        );
     }
-    .unwrap_or(Value::Null);
+    if cli.log_level != "off" {
+        let level: LogLevel = serde_json::from_value(json!(cli.log_level))
+            .map_err(|_| usage(format!("unknown log level {:?}", cli.log_level)))?;
+        if info.capabilities().logging.is_some() {
+            client.set_logging_level(level).await?;
+        }
+    }
+    let out = match cli.command.as_ref().unwrap_or(&Command::Tools) {
+        Command::Tools => {
+            let tools = client.list_tools().await?;
+            let text = tools
+                .tools
+                .iter()
+                .map(|t| match &t.description {
+                    Some(d) => format!("{} — {}", t.name, d.lines().next().unwrap_or_default()),
+                    None => t.name.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            (json!(tools), text, false)
+        }
+        Command::Call { tool, arguments } => {
+            let arguments = object(arguments.as_deref(), "arguments")?;
+            let mut meta = JsonObject::new();
+            meta.insert("progressToken".into(), json!(PROGRESS_TOKEN));
+            let result = client.call(tool).arguments(&arguments)?.meta(meta).await;
+            progress.lock().unwrap_or_else(|e| e.into_inner()).finish();
+            let result = result?;
+            (json!(result), result_text(&result), result.is_error())
+        }
+        Command::Resources => {
+            let resources = client.list_resources().await?;
+            let templates = if info.capabilities().resources.is_some() {
+                client.list_resource_templates().await?.resource_templates
+            } else {
+                Vec::new()
+            };
+            let mut lines: Vec<String> = resources
+                .resources
+                .iter()
+                .map(|r| format!("{}  {}", r.uri, r.name))
+                .collect();
+            lines.extend(
+                templates
+                    .iter()
+                    .map(|t| format!("{}  {} (template)", t.uri_template, t.name)),
+            );
+            let json = json!({"resources": resources.resources, "resourceTemplates": templates});
+            (json, lines.join("\n"), false)
+        }
+        Command::Read { uri } => {
+            let read = client.read_resource(uri).await?;
+            let text = read
+                .contents
+                .iter()
+                .map(|c| match c {
+                    ResourceContents::Text { text, .. } => text.clone(),
+                    ResourceContents::Blob { blob, uri, .. } => {
+                        format!("<{uri}: {} bytes of base64>", blob.len())
+                    }
+                    other => json!(other).to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            (json!(read), text, false)
+        }
+        Command::Prompts => {
+            let prompts = client.list_prompts().await?;
+            let text = prompts
+                .prompts
+                .iter()
+                .map(|p| {
+                    let args: Vec<&str> = p
+                        .arguments
+                        .iter()
+                        .flatten()
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    format!("{}({})", p.name, args.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            (json!(prompts), text, false)
+        }
+        Command::Prompt { name, arguments } => {
+            let arguments = object(arguments.as_deref(), "arguments")?;
+            let mut strings = std::collections::BTreeMap::new();
+            for (key, value) in arguments {
+                let Value::String(value) = value else {
+                    return Err(usage(format!("prompt argument {key} must be a string")));
+                };
+                strings.insert(key, value);
+            }
+            let prompt = client.get_prompt(name, strings).await?;
+            let text = prompt
+                .messages
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{}: {}",
+                        json!(m.role).as_str().unwrap_or("?"),
+                        content_text(&m.content)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            (json!(prompt), text, false)
+        }
+    };
     client.close().await?;
     Ok(out)
 }
 
+fn content_text(content: &Content) -> String {
+    match content {
+        Content::Text { text, .. } => text.clone(),
+        other => json!(other).to_string(),
+    }
+}
+
+/// A tool result for people: its text content, else its structured content.
+fn result_text(result: &CallToolResult) -> String {
+    let text = result.joined_text();
+    if !text.is_empty() {
+        return text;
+    }
+    match &result.structured_content {
+        Some(structured) => serde_json::to_string_pretty(structured).unwrap_or_default(),
+        None => result
+            .content
+            .iter()
+            .map(content_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            if !message.is_empty() {
-                eprintln!("mcp_call: {message}\n");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
+    // What follows the first `--` is the stdio server's command line, never mcp_call's.
+    let mut args: Vec<String> = std::env::args().collect();
+    let program = match args.iter().position(|a| a == "--") {
+        Some(at) => {
+            let program = args.split_off(at + 1);
+            args.pop();
+            program
         }
+        None => Vec::new(),
     };
-    match run(args).await {
-        Ok(out) => {
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprint!("mcp_call: {e}");
-            let mut source = std::error::Error::source(&e);
-            while let Some(cause) = source {
-                eprint!(": {cause}");
-                source = cause.source();
+    let mut cli = Cli::parse_from(args);
+    cli.program = program;
+    match run(&cli).await {
+        Ok((json, text, failed)) => {
+            if cli.json {
+                println!("{json}");
+            } else if failed {
+                eprintln!("the tool failed: {text}");
+            } else {
+                println!("{text}");
             }
-            eprintln!();
-            if let Some(data) = e.rpc().and_then(|rpc| rpc.data.as_ref()) {
-                eprintln!("data: {data}");
+            if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(failure) => {
+            if cli.json {
+                println!("{}", json!({"error": failure.json}));
+            } else {
+                eprintln!("mcp_call: {}", failure.message);
             }
             ExitCode::FAILURE
         }

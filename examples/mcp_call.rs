@@ -254,7 +254,7 @@ fn on_notification(progress: &Arc<Mutex<Progress>>, json: bool, n: &ServerNotifi
             .as_str()
             .map(str::to_owned)
             .unwrap_or_else(|| data.to_string());
-        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        let p = progress.lock().unwrap_or_else(|e| e.into_inner());
         let line = match logger {
             Some(logger) => format!("[{level}] {logger}: {text}"),
             None => format!("[{level}] {text}"),
@@ -263,15 +263,15 @@ fn on_notification(progress: &Arc<Mutex<Progress>>, json: bool, n: &ServerNotifi
             Some(bar) => bar.println(line),
             None => eprintln!("{line}"),
         }
-        let _ = &mut p;
-    } else if let Some((token, value, total)) = n.progress() {
-        if token == PROGRESS_TOKEN && !json {
-            let message = n.params().get("message").and_then(Value::as_str);
-            progress
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .update(value, total, message);
-        }
+    } else if let Some((token, value, total)) = n.progress()
+        && token == PROGRESS_TOKEN
+        && !json
+    {
+        let message = n.params().get("message").and_then(Value::as_str);
+        progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .update(value, total, message);
     }
 }
 

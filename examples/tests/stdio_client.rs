@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use interop_support::{interop_dir, node, python, python_dir};
+use interop_support::{example_binary, interop_dir, node, python, python_dir};
 use mcp::client::{
     Client, ClientConfig, ClientError, ConnectOptions, ProcessError, ProtocolMode, StdioCommand,
     TransportError,
@@ -20,24 +20,6 @@ use mcp::client::{
 use mcp::protocol::{Era, Root};
 use mcp::{ElicitResult, Implementation};
 use serde_json::{Value, json};
-
-/// `target/<profile>/examples/<name>`: the test binary lives in `target/<profile>/deps/`.
-fn example_binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("current test executable");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test binary lives in target/<profile>/deps");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "example binary {} not found: run the tests with `cargo test -p mcp-examples`, which builds the examples",
-        path.display()
-    );
-    path
-}
 
 fn example(name: &str) -> StdioCommand {
     StdioCommand::new(example_binary(name))

@@ -20,6 +20,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: conformance_client <server-url> (scenario in MCP_CONFORMANCE_SCENARIO)")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     tracing::info!(%url, %scenario, "conformance client");
+    if scenario.starts_with("auth/") {
+        return mcp_examples::conformance_auth::run(&url, &scenario)
+            .await
+            .map_err(|e| e as Box<dyn std::error::Error>);
+    }
     // Accepting a form with no fields filled in: the client fills in the schema's defaults
     // (SEP-1034), which `elicitation-sep1034-client-defaults` checks.
     let config = ClientConfig::new()

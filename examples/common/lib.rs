@@ -8,6 +8,7 @@ pub mod calculator;
 pub mod calendar_connect;
 pub mod cart_demo;
 pub mod conformance;
+pub mod conformance_auth;
 pub mod conformance_features;
 pub mod crypto;
 pub mod echo;

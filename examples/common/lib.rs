@@ -3,6 +3,7 @@
 //! HTTP, or over stdin/stdout when the program is started with `--stdio`).
 
 pub mod authz;
+pub mod authz_code;
 pub mod bench;
 pub mod calculator;
 pub mod calendar_connect;

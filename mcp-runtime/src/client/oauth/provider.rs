@@ -1,8 +1,6 @@
 //! The OAuth token provider: serves the stored token, refreshes it, and on a challenge
 //! runs discovery and the configured grant under the client's authorization lock.
 
-use std::time::Duration;
-
 use reqwest::Url;
 
 use super::config::{Grant, OAuthConfig};
@@ -13,9 +11,6 @@ use super::http::OAuthHttp;
 use super::store::StoredToken;
 use super::token::{self, Identity, Pkce, random_state};
 use crate::client::{AuthChallenge, ClientError, TokenProvider};
-
-/// A token is refreshed when it expires within this margin.
-const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 
 #[derive(Default)]
 struct State {
@@ -91,15 +86,11 @@ impl OAuthProvider {
             true,
         )
         .await?;
-        let mut fresh = response.into_stored(stored.scopes(), true);
-        if fresh.refresh_token().is_none() {
-            fresh = StoredToken::new(
-                fresh.access_token(),
-                Some(refresh.to_owned()),
-                fresh.expires_at(),
-                fresh.scopes().to_vec(),
-            );
+        let mut response = response;
+        if response.refresh_token.is_none() {
+            response.refresh_token = Some(refresh.to_owned());
         }
+        let fresh = response.into_stored(stored.scopes(), true);
         let access = fresh.access_token().to_owned();
         self.config.store.save(&self.key, fresh);
         state.refreshed = Some(access.clone());
@@ -363,7 +354,7 @@ impl TokenProvider for OAuthProvider {
         let Some(stored) = self.config.store.load(&self.key) else {
             return Ok(None);
         };
-        if !stored.expires_within(EXPIRY_MARGIN) {
+        if !stored.needs_renewal() {
             return Ok(Some(stored.access_token().to_owned()));
         }
         if stored.refresh_token().is_some() && state.discovered.is_some() {

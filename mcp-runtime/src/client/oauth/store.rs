@@ -11,7 +11,12 @@ pub struct StoredToken {
     refresh_token: Option<String>,
     expires_at: Option<SystemTime>,
     scopes: Vec<String>,
+    /// How long before expiry the token is renewed.
+    margin: Duration,
 }
+
+/// A token is renewed this long before it expires (a quarter of a shorter lifetime).
+const RENEW_MARGIN: Duration = Duration::from_secs(30);
 
 impl std::fmt::Debug for StoredToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -41,7 +46,33 @@ impl StoredToken {
             refresh_token,
             expires_at,
             scopes,
+            margin: RENEW_MARGIN,
         }
+    }
+
+    /// A token valid for `lifetime` from now, renewed when less than a quarter of it (at
+    /// most 30 s) is left.
+    pub(crate) fn issued(
+        access_token: String,
+        refresh_token: Option<String>,
+        lifetime: Option<Duration>,
+        scopes: Vec<String>,
+    ) -> Self {
+        let mut token = Self::new(
+            access_token,
+            refresh_token,
+            lifetime.map(|l| SystemTime::now() + l),
+            scopes,
+        );
+        if let Some(lifetime) = lifetime {
+            token.margin = RENEW_MARGIN.min(lifetime / 4);
+        }
+        token
+    }
+
+    /// Whether the token should be renewed before use.
+    pub(crate) fn needs_renewal(&self) -> bool {
+        self.expires_within(self.margin)
     }
 
     /// The access token.

@@ -72,11 +72,10 @@ impl TokenResponse {
             Some(s) => s.split_whitespace().map(str::to_owned).collect(),
             None => requested.to_vec(),
         };
-        StoredToken::new(
+        StoredToken::issued(
             self.access_token,
             self.refresh_token.filter(|_| keep_refresh),
-            self.expires_in
-                .map(|s| SystemTime::now() + Duration::from_secs(s)),
+            self.expires_in.map(Duration::from_secs),
             scopes,
         )
     }

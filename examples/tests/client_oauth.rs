@@ -163,6 +163,10 @@ struct Mode {
     token_delay: u64,
     /// Answer the metadata with a redirect to this URL.
     metadata_redirect: Option<String>,
+    /// The authorization endpoint redirects with `error=access_denied`.
+    deny: bool,
+    /// The registration endpoint's answer (no `registration_endpoint` when `None`).
+    registration: Option<(u16, String)>,
 }
 
 impl Default for Mode {
@@ -180,6 +184,8 @@ impl Default for Mode {
             state: None,
             token_delay: 0,
             metadata_redirect: None,
+            deny: false,
+            registration: None,
         }
     }
 }
@@ -214,6 +220,7 @@ impl Bad {
             )
             .route("/as/authorize", get(authorize))
             .route("/as/token", post(token))
+            .route("/as/register", post(register))
             .with_state(bad.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
         bad
@@ -254,13 +261,16 @@ async fn as_metadata(State(bad): State<Bad>) -> Response {
         return (StatusCode::FOUND, [("location", to)]).into_response();
     }
     let base = format!("{}/as", bad.origin);
-    axum::Json(json!({
+    let mut metadata = json!({
         "issuer": mode.issuer.unwrap_or_else(|| base.clone()),
         "authorization_endpoint": format!("{base}/authorize"),
         "token_endpoint": mode.token_endpoint.unwrap_or_else(|| format!("{base}/token")),
         "token_endpoint_auth_methods_supported": ["client_secret_basic"],
-    }))
-    .into_response()
+    });
+    if mode.registration.is_some() {
+        metadata["registration_endpoint"] = json!(format!("{base}/register"));
+    }
+    axum::Json(metadata).into_response()
 }
 
 async fn authorize(
@@ -268,8 +278,16 @@ async fn authorize(
     axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
 ) -> Response {
     bad.authorizations.fetch_add(1, Ordering::SeqCst);
-    let state = bad.mode().state.unwrap_or_else(|| q["state"].clone());
-    let to = format!("{}?code=c1&state={state}", q["redirect_uri"]);
+    let mode = bad.mode();
+    let state = mode.state.unwrap_or_else(|| q["state"].clone());
+    let to = if mode.deny {
+        format!(
+            "{}?error=access_denied&error_description=no&state={state}",
+            q["redirect_uri"]
+        )
+    } else {
+        format!("{}?code=c1&state={state}", q["redirect_uri"])
+    };
     (StatusCode::FOUND, [("location", to)]).into_response()
 }
 
@@ -286,6 +304,16 @@ async fn token(State(bad): State<Bad>) -> Response {
     (
         StatusCode::from_u16(status).unwrap(),
         [("content-type", content_type)],
+        body,
+    )
+        .into_response()
+}
+
+async fn register(State(bad): State<Bad>) -> Response {
+    let (status, body) = bad.mode().registration.unwrap_or_default();
+    (
+        StatusCode::from_u16(status).unwrap(),
+        [("content-type", "application/json")],
         body,
     )
         .into_response()
@@ -559,4 +587,61 @@ async fn secrets_and_tokens_stay_out_of_debug_output_and_logs() {
     );
     assert!(!logs.contains("tok-42"), "{logs}");
     assert!(!logs.contains("the-client-secret"), "{logs}");
+}
+
+fn code_flow(client: ClientRegistration) -> OAuthConfig {
+    OAuthConfig::authorization_code(
+        client,
+        ProgrammaticAuthorization::new("http://127.0.0.1:9/callback"),
+    )
+}
+
+#[tokio::test]
+async fn a_refused_authorization_is_typed() {
+    let bad = Bad::start(Mode {
+        deny: true,
+        ..Mode::default()
+    })
+    .await;
+    let err = fail(&bad, code_flow(ClientRegistration::pre_registered("app"))).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::AuthorizationDenied(r) if r.code() == "access_denied" && r.description() == Some("no")),
+        "{err:?}"
+    );
+    assert_eq!(bad.token_requests.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn registration_failures_are_typed() {
+    // No pre-registered client, no metadata document support, no registration endpoint.
+    let bad = Bad::start(Mode::default()).await;
+    let err = fail(&bad, code_flow(ClientRegistration::dynamic())).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::NoClientRegistration { .. }),
+        "{err:?}"
+    );
+    // A refused registration carries the server's OAuth error.
+    let refusal = json!({"error": "invalid_client_metadata"}).to_string();
+    let bad = Bad::start(Mode {
+        registration: Some((400, refusal)),
+        ..Mode::default()
+    })
+    .await;
+    let err = fail(&bad, code_flow(ClientRegistration::dynamic())).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::Registration { status: 400, response: Some(r), .. } if r.code() == "invalid_client_metadata"),
+        "{err:?}"
+    );
+    // A registration without a client_id is invalid.
+    let bad = Bad::start(Mode {
+        registration: Some((201, json!({"client_name": "x"}).to_string())),
+        ..Mode::default()
+    })
+    .await;
+    let err = fail(&bad, code_flow(ClientRegistration::dynamic())).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::InvalidResponse { reason, .. } if reason.contains("client_id")),
+        "{err:?}"
+    );
+    assert_eq!(bad.authorizations.load(Ordering::SeqCst), 0);
 }

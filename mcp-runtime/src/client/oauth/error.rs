@@ -88,8 +88,11 @@ impl OAuthErrorResponse {
 /// # let _ = needs_reauthentication;
 /// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("the token endpoint {endpoint} answered HTTP {status}{}", describe(.response.as_ref()))]
-pub struct OAuthTokenError {
+#[error("the token endpoint {} answered HTTP {}{}", .0.endpoint, .0.status, describe(.0.response.as_ref()))]
+pub struct OAuthTokenError(Box<TokenRejection>);
+
+#[derive(Clone, Debug, PartialEq)]
+struct TokenRejection {
     endpoint: String,
     status: u16,
     response: Option<OAuthErrorResponse>,
@@ -107,26 +110,26 @@ fn describe(response: Option<&OAuthErrorResponse>) -> String {
 
 impl OAuthTokenError {
     pub(crate) fn new(endpoint: &str, status: u16, response: Option<OAuthErrorResponse>) -> Self {
-        Self {
+        Self(Box::new(TokenRejection {
             endpoint: endpoint.to_owned(),
             status,
             response,
-        }
+        }))
     }
 
     /// The token endpoint's URL.
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
+        &self.0.endpoint
     }
 
     /// The HTTP status of the rejection.
     pub fn status(&self) -> u16 {
-        self.status
+        self.0.status
     }
 
     /// The endpoint's OAuth error response, if its body was one.
     pub fn response(&self) -> Option<&OAuthErrorResponse> {
-        self.response.as_ref()
+        self.0.response.as_ref()
     }
 }
 
@@ -221,21 +224,21 @@ pub enum OAuthError {
         reason: String,
     },
     /// Dynamic client registration was refused.
-    #[error("dynamic client registration at {url} failed with HTTP {status}{}", describe(.response.as_ref()))]
+    #[error("dynamic client registration at {url} failed with HTTP {status}{}", describe(.response.as_deref()))]
     Registration {
         /// The registration endpoint.
         url: String,
         /// The HTTP status.
         status: u16,
         /// Its OAuth error response, if any.
-        response: Option<OAuthErrorResponse>,
+        response: Option<Box<OAuthErrorResponse>>,
     },
     /// The authorization response's `state` is not the one sent.
     #[error("the authorization response carries the wrong state")]
     StateMismatch,
     /// The authorization server redirected back with an error.
-    #[error("the authorization was refused: {}", describe(Some(.0)))]
-    AuthorizationDenied(OAuthErrorResponse),
+    #[error("the authorization was refused{}", describe(Some(.0.as_ref())))]
+    AuthorizationDenied(Box<OAuthErrorResponse>),
     /// The authorization handler failed, or the redirect it returned is unusable.
     #[error("the authorization step failed: {message}")]
     Authorization {

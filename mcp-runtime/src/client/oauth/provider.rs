@@ -319,9 +319,8 @@ impl OAuthProvider {
             return Err(OAuthError::StateMismatch);
         }
         if let Some(error) = param("error") {
-            return Err(OAuthError::AuthorizationDenied(OAuthErrorResponse::new(
-                error,
-                param("error_description"),
+            return Err(OAuthError::AuthorizationDenied(Box::new(
+                OAuthErrorResponse::new(error, param("error_description")),
             )));
         }
         let code = param("code")

@@ -238,7 +238,11 @@ pub(crate) async fn register(
         return Err(OAuthError::Registration {
             url: url.to_owned(),
             status: answer.status,
-            response: answer.json.as_ref().and_then(OAuthErrorResponse::from_json),
+            response: answer
+                .json
+                .as_ref()
+                .and_then(OAuthErrorResponse::from_json)
+                .map(Box::new),
         });
     }
     let json = answer.json.ok_or_else(|| OAuthError::NotJson {

@@ -4,6 +4,8 @@
 //! cargo run --example mcp_call -- URL [TOOL [JSON]] [--mode auto|modern|legacy]
 //! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp hash_text '{"text":"hi"}'
 //! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp            # lists the tools
+//! cargo run --example mcp_call -- URL --oauth [--client-id ID[:SECRET]] [--scope S]
+//! cargo run --example mcp_call -- URL --client-credentials ID:SECRET [--scope S]
 //! ```
 //!
 //! Without TOOL it prints the `tools/list` result (all pages). Form elicitations are asked
@@ -17,18 +19,20 @@ use mcp::client::{Client, ClientConfig, ClientError, ProtocolMode};
 use mcp::protocol::{ElicitRequest, ElicitRequestParams, ElicitResult, JsonObject};
 use serde_json::Value;
 
-const USAGE: &str = "usage: mcp_call URL [TOOL [JSON]] [--mode auto|modern|legacy]\n\nWithout TOOL, lists the tools.";
+const USAGE: &str = "usage: mcp_call URL [TOOL [JSON]] [--mode auto|modern|legacy]\n       [--oauth [--client-id ID[:SECRET]] [--redirect-port PORT] | --client-credentials ID:SECRET] [--scope S]\n\nWithout TOOL, lists the tools. --oauth logs in with the browser (loopback redirect).";
 
 struct Args {
     url: String,
     tool: Option<String>,
     arguments: Value,
     mode: ProtocolMode,
+    oauth: mcp_examples::oauth_cli::OAuthFlags,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut positional = Vec::new();
     let mut mode = ProtocolMode::Auto;
+    let mut oauth = mcp_examples::oauth_cli::OAuthFlags::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -45,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
                     }
                 }
             }
+            flag if oauth.parse(flag, &mut args)? => {}
             _ => positional.push(arg),
         }
     }
@@ -65,6 +70,7 @@ fn parse_args() -> Result<Args, String> {
         tool,
         arguments,
         mode,
+        oauth,
     })
 }
 
@@ -140,9 +146,14 @@ fn ask_blocking(request: &ElicitRequest) -> Result<ElicitResult, ClientError> {
 }
 
 async fn run(args: Args) -> Result<Value, ClientError> {
-    let config = ClientConfig::new()
+    let mut config = ClientConfig::new()
         .protocol_mode(args.mode)
         .elicitation_handler(ask);
+    if let Some(oauth) =
+        mcp_examples::oauth_cli::oauth_config(&args.oauth).map_err(ClientError::Config)?
+    {
+        config = config.oauth(oauth);
+    }
     let client = Client::new(&args.url, config)?;
     let info = client
         .connect(Implementation::new("mcp_call", env!("CARGO_PKG_VERSION")))

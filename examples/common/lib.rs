@@ -17,6 +17,7 @@ pub mod files;
 pub mod llm_loop;
 pub mod loadgen;
 pub mod notes;
+pub mod oauth_cli;
 pub mod shopping_cart;
 pub mod table_booking;
 pub mod weather;

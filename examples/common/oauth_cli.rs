@@ -47,7 +47,7 @@ impl OAuthFlags {
 
 fn split_credentials(flag: &str, value: &str) -> Result<(String, Option<String>), String> {
     match value.split_once(':') {
-        Some((id, _)) if id.is_empty() => Err(format!("{flag}: empty client ID")),
+        Some(("", _)) => Err(format!("{flag}: empty client ID")),
         Some((id, secret)) => Ok((id.to_owned(), Some(secret.to_owned()))),
         None if value.is_empty() => Err(format!("{flag}: empty client ID")),
         None => Ok((value.to_owned(), None)),

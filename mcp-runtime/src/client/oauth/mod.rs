@@ -18,6 +18,9 @@ mod provider;
 mod store;
 mod token;
 
+#[cfg(test)]
+mod tests;
+
 pub use config::{AssertionProvider, ClientAuth, ClientRegistration, OAuthConfig};
 pub use error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
 pub use handler::{AuthorizationHandler, LoopbackBrowser, ProgrammaticAuthorization};

@@ -156,6 +156,8 @@ impl OAuthProvider {
     }
 
     async fn authorize(&self, challenge: &AuthChallenge) -> Result<String, OAuthError> {
+        // A token for a plain-HTTP server off loopback would travel in clear text.
+        super::http::check(&self.server)?;
         let mut state = self.lock.lock().await;
         let stored = self.config.store.load(&self.key);
         let step_up = challenge.is_insufficient_scope();

@@ -232,3 +232,18 @@ async fn an_identity_provider_rejection_is_in_the_error_chain() {
     // Nothing reached the resource authorization server's token endpoint.
     assert!(server.grants().is_empty());
 }
+
+#[tokio::test]
+async fn no_token_is_obtained_for_a_plain_http_server_off_loopback() {
+    let url = reqwest::Url::parse("http://mcp.example.com/mcp").unwrap();
+    let http = OAuthHttp::standalone(Duration::from_secs(5)).unwrap();
+    let provider = OAuthProvider::new(url, machine(), http);
+    let err = provider
+        .on_challenge(&AuthChallenge::parse(401, "Bearer"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ClientError::OAuth(OAuthError::InsecureEndpoint { url }) if url == "http://mcp.example.com/mcp"),
+        "{err:?}"
+    );
+}

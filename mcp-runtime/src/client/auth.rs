@@ -17,6 +17,8 @@ pub struct AuthChallenge {
     error_description: Option<String>,
     scope: Option<String>,
     resource_metadata: Option<String>,
+    /// The SHA-256 of the token the challenged request carried (`None`: no token).
+    rejected: Option<[u8; 32]>,
 }
 
 impl AuthChallenge {
@@ -111,6 +113,20 @@ impl AuthChallenge {
             rest = next;
         }
         out
+    }
+
+    /// Records the token the challenged request carried (as a digest, never the token).
+    pub(crate) fn with_rejected_token(mut self, token: Option<&str>) -> Self {
+        use sha2::Digest as _;
+        self.rejected = token.map(|t| sha2::Sha256::digest(t.as_bytes()).into());
+        self
+    }
+
+    /// Whether the challenged request carried `token`.
+    pub(crate) fn rejected_token_is(&self, token: &str) -> bool {
+        use sha2::Digest as _;
+        self.rejected
+            .is_some_and(|d| d == <[u8; 32]>::from(sha2::Sha256::digest(token.as_bytes())))
     }
 
     /// `true` for a `403` with `error="insufficient_scope"`.

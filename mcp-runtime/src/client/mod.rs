@@ -560,7 +560,8 @@ impl Inner {
             let challenge = e
                 .challenge()
                 .cloned()
-                .unwrap_or_else(|| AuthChallenge::parse(e.http_status().unwrap_or(401), ""));
+                .unwrap_or_else(|| AuthChallenge::parse(e.http_status().unwrap_or(401), ""))
+                .with_rejected_token(token.as_deref());
             match provider.dyn_on_challenge(&challenge).await? {
                 Some(fresh) if Some(&fresh) != token.as_ref() => {
                     tracing::debug!(

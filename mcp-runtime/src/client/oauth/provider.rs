@@ -163,6 +163,11 @@ impl OAuthProvider {
         let step_up = challenge.is_insufficient_scope();
         let wanted = scope_list(challenge.scope());
         if let Some(stored) = &stored {
+            // Another request renewed the token while this one waited for the lock: use it
+            // rather than authorizing (or opening a browser) twice.
+            if !challenge.rejected_token_is(stored.access_token()) && !stored.needs_renewal() {
+                return Ok(stored.access_token().to_owned());
+            }
             if !step_up
                 && stored.refresh_token().is_some()
                 && state.refreshed.as_deref() != Some(stored.access_token())

@@ -61,6 +61,11 @@ impl Server {
         OAuthProvider::new(url, config, http)
     }
 
+    /// A challenge to a request that carried `token`.
+    fn challenge_to(&self, token: Option<&str>, status: u16, extra: &str) -> AuthChallenge {
+        self.challenge(status, extra).with_rejected_token(token)
+    }
+
     fn challenge(&self, status: u16, extra: &str) -> AuthChallenge {
         AuthChallenge::parse(
             status,
@@ -113,21 +118,40 @@ fn machine() -> OAuthConfig {
 async fn a_401_refreshes_once_then_authorizes_again() {
     let server = Server::start(3600, None).await;
     let provider = server.provider(machine());
+    let token = |c: AuthChallenge| {
+        let provider = &provider;
+        async move { provider.on_challenge(&c).await.unwrap() }
+    };
     assert_eq!(provider.token().await.unwrap(), None);
-    let challenge = server.challenge(401, "");
     assert_eq!(
-        provider.on_challenge(&challenge).await.unwrap().as_deref(),
+        token(server.challenge_to(None, 401, "")).await.as_deref(),
         Some("t1")
     );
     assert_eq!(provider.token().await.unwrap().as_deref(), Some("t1"));
-    // The token was refused: the refresh token is tried first …
+    // Requests that waited for the lock (with no token, or an older one) get t1 as is.
     assert_eq!(
-        provider.on_challenge(&challenge).await.unwrap().as_deref(),
+        token(server.challenge_to(None, 401, "")).await.as_deref(),
+        Some("t1")
+    );
+    assert_eq!(
+        token(server.challenge_to(Some("t0"), 401, ""))
+            .await
+            .as_deref(),
+        Some("t1")
+    );
+    assert_eq!(server.grants(), ["client_credentials"]);
+    // t1 was refused: the refresh token is tried first …
+    assert_eq!(
+        token(server.challenge_to(Some("t1"), 401, ""))
+            .await
+            .as_deref(),
         Some("t2")
     );
     // … and when the refreshed token is refused too, a full authorization follows.
     assert_eq!(
-        provider.on_challenge(&challenge).await.unwrap().as_deref(),
+        token(server.challenge_to(Some("t2"), 401, ""))
+            .await
+            .as_deref(),
         Some("t3")
     );
     assert_eq!(
@@ -164,14 +188,22 @@ async fn step_up_adds_scopes_and_stops_when_they_are_granted() {
         provider.on_challenge(&first).await.unwrap().as_deref(),
         Some("t1")
     );
-    let more = server.challenge(403, r#", error="insufficient_scope", scope="b""#);
+    let more = server.challenge_to(
+        Some("t1"),
+        403,
+        r#", error="insufficient_scope", scope="b""#,
+    );
     assert_eq!(
         provider.on_challenge(&more).await.unwrap().as_deref(),
         Some("t2")
     );
     assert_eq!(server.requests.lock().unwrap()[1]["scope"], "a b");
     // Asking again for scopes the token has would loop: refused.
-    let again = server.challenge(403, r#", error="insufficient_scope", scope="a b""#);
+    let again = server.challenge_to(
+        Some("t2"),
+        403,
+        r#", error="insufficient_scope", scope="a b""#,
+    );
     let err = provider.on_challenge(&again).await.unwrap_err();
     assert!(
         matches!(&err, ClientError::OAuth(OAuthError::ScopeNotGranted { scopes }) if scopes == "a b"),

@@ -66,10 +66,24 @@ impl OAuthProvider {
         }
     }
 
-    async fn refresh(&self, state: &mut State, stored: &StoredToken) -> Result<String, OAuthError> {
-        let (Some(refresh), Some(discovered)) = (stored.refresh_token(), state.discovered.clone())
-        else {
+    /// Refreshes `stored`, discovering the authorization server first when this client has
+    /// not (a token loaded from a persistent store).
+    async fn refresh(
+        &self,
+        state: &mut State,
+        stored: &StoredToken,
+        challenge: Option<&AuthChallenge>,
+    ) -> Result<String, OAuthError> {
+        let Some(refresh) = stored.refresh_token() else {
             return Err(OAuthError::authorization("nothing to refresh with"));
+        };
+        let discovered = match state.discovered.clone() {
+            Some(d) => d,
+            None => {
+                let d = discover(&self.http, &self.server, challenge, self.issuer_hint()).await?;
+                state.discovered = Some(d.clone());
+                d
+            }
         };
         let identity = self.identity(state, &discovered).await?;
         let mut params = vec![("grant_type", "refresh_token"), ("refresh_token", refresh)];
@@ -172,7 +186,7 @@ impl OAuthProvider {
                 && stored.refresh_token().is_some()
                 && state.refreshed.as_deref() != Some(stored.access_token())
             {
-                match self.refresh(&mut state, stored).await {
+                match self.refresh(&mut state, stored, Some(challenge)).await {
                     Ok(token) => return Ok(token),
                     Err(e) => tracing::debug!("refresh failed ({e}); authorizing again"),
                 }
@@ -363,8 +377,8 @@ impl TokenProvider for OAuthProvider {
         if !stored.needs_renewal() {
             return Ok(Some(stored.access_token().to_owned()));
         }
-        if stored.refresh_token().is_some() && state.discovered.is_some() {
-            match self.refresh(&mut state, &stored).await {
+        if stored.refresh_token().is_some() {
+            match self.refresh(&mut state, &stored, None).await {
                 Ok(token) => return Ok(Some(token)),
                 Err(e) => {
                     tracing::debug!("refresh failed ({e}); the next challenge authorizes again")

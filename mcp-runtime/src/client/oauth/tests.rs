@@ -279,3 +279,32 @@ async fn no_token_is_obtained_for_a_plain_http_server_off_loopback() {
         "{err:?}"
     );
 }
+
+#[tokio::test]
+async fn a_stored_token_is_refreshed_after_discovery() {
+    // A token from a persistent store (here a shared memory store), already expired: the
+    // new client discovers the authorization server and refreshes it.
+    let server = Server::start(3600, None).await;
+    let store = Arc::new(MemoryTokenStore::new());
+    let key = format!("{}/mcp", server.origin());
+    let expired = std::time::SystemTime::now() - Duration::from_secs(1);
+    store.save(
+        &key,
+        StoredToken::new("old", Some("r0".into()), Some(expired), vec!["a".into()]),
+    );
+    let provider = server.provider(machine().token_store(store.clone()));
+    assert_eq!(provider.token().await.unwrap().as_deref(), Some("t1"));
+    assert_eq!(server.grants(), ["refresh_token"]);
+    assert_eq!(server.requests.lock().unwrap()[0]["refresh_token"], "r0");
+    let saved = store.load(&key).unwrap();
+    assert_eq!(saved.access_token(), "t1");
+    assert_eq!(saved.refresh_token(), Some("r1"));
+    assert_eq!(saved.scopes(), ["a"]);
+    // An expired token without a refresh token is forgotten: the next challenge authorizes.
+    store.save(
+        &key,
+        StoredToken::new("old", None, Some(expired), Vec::new()),
+    );
+    assert_eq!(provider.token().await.unwrap(), None);
+    assert!(store.load(&key).is_none());
+}

@@ -68,7 +68,7 @@ pub(crate) struct TokenResponse {
 impl TokenResponse {
     /// The token to store; `requested` stands in for a missing `scope`.
     pub(crate) fn into_stored(self, requested: &[String], keep_refresh: bool) -> StoredToken {
-        let scopes = match &self.scope {
+        let scopes = match self.scope.as_deref().filter(|s| !s.trim().is_empty()) {
             Some(s) => s.split_whitespace().map(str::to_owned).collect(),
             None => requested.to_vec(),
         };

@@ -55,8 +55,8 @@ async fn text(client: &Client, tool: &str, args: Value) -> Result<String, Client
 async fn files_code_flow_call_step_up_and_refresh() {
     tokio::time::timeout(LIMIT, async {
         let authz = LocalAuthServer::start().await;
-        // Four-second tokens: refreshed once less than a second is left.
-        authz.enable_code_flow(&SigningKey::rsa("flow", RSA1_PEM), 4);
+        // Eight-second tokens: refreshed once less than two seconds are left.
+        authz.enable_code_flow(&SigningKey::rsa("flow", RSA1_PEM), 8);
         let url = files_server(&authz).await;
         // Only files:read at first (without this the client would ask for everything the
         // resource lists in scopes_supported).
@@ -89,7 +89,7 @@ async fn files_code_flow_call_step_up_and_refresh() {
         assert!(scopes.contains("files:admin"), "{who}");
 
         // After expiry the refresh token (offline_access was offered) renews the token.
-        tokio::time::sleep(Duration::from_millis(3300)).await;
+        tokio::time::sleep(Duration::from_millis(6500)).await;
         let read = text(&client, "read_file", json!({"path": "b.txt"}))
             .await
             .unwrap();

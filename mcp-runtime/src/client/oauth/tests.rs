@@ -165,7 +165,7 @@ async fn a_401_refreshes_once_then_authorizes_again() {
 
 #[tokio::test]
 async fn a_token_is_refreshed_before_it_expires() {
-    let server = Server::start(1, None).await;
+    let server = Server::start(4, None).await;
     let provider = server.provider(machine());
     let challenge = server.challenge(401, "");
     assert_eq!(
@@ -173,8 +173,8 @@ async fn a_token_is_refreshed_before_it_expires() {
         Some("t1")
     );
     assert_eq!(provider.token().await.unwrap().as_deref(), Some("t1"));
-    // A one-second token is renewed once less than a quarter of it is left.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // A four-second token is renewed once less than a quarter of it is left.
+    tokio::time::sleep(Duration::from_millis(3200)).await;
     assert_eq!(provider.token().await.unwrap().as_deref(), Some("t2"));
     assert_eq!(server.grants(), ["client_credentials", "refresh_token"]);
 }

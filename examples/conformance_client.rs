@@ -4,7 +4,9 @@
 //! The suite starts a test server, appends its URL to the command line and names the
 //! scenario in `MCP_CONFORMANCE_SCENARIO`. The client connects (legacy era: the suite's
 //! servers are MCP 2025-11-25 servers), lists the tools and calls what the scenario
-//! expects; the suite checks what arrived. Exit status 0 when the client saw no error.
+//! expects; the suite checks what arrived. Exit status 0 when the client saw no error. The
+//! `auth/*` scenarios run `mcp_examples::conformance_auth` (client OAuth, with the suite's
+//! `MCP_CONFORMANCE_CONTEXT` credentials).
 
 use mcp::Implementation;
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};

@@ -4,7 +4,9 @@
 //! The suite starts a test server, appends its URL to the command line and names the
 //! scenario in `MCP_CONFORMANCE_SCENARIO`. The client connects (legacy era: the suite's
 //! servers are MCP 2025-11-25 servers), lists the tools and calls what the scenario
-//! expects; the suite checks what arrived. Exit status 0 when the client saw no error.
+//! expects; the suite checks what arrived. Exit status 0 when the client saw no error. The
+//! `auth/*` scenarios run `mcp_examples::conformance_auth` (client OAuth, with the suite's
+//! `MCP_CONFORMANCE_CONTEXT` credentials).
 
 use mcp::Implementation;
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
@@ -20,6 +22,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: conformance_client <server-url> (scenario in MCP_CONFORMANCE_SCENARIO)")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     tracing::info!(%url, %scenario, "conformance client");
+    if scenario.starts_with("auth/") {
+        return mcp_examples::conformance_auth::run(&url, &scenario)
+            .await
+            .map_err(|e| e as Box<dyn std::error::Error>);
+    }
     // Accepting a form with no fields filled in: the client fills in the schema's defaults
     // (SEP-1034), which `elicitation-sep1034-client-defaults` checks.
     let config = ClientConfig::new()

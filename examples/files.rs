@@ -3,7 +3,8 @@
 //! Configure it from the environment:
 //!
 //! - `OAUTH_ISSUER`: the authorization server's issuer (default: a local demo authorization
-//!   server started on `127.0.0.1:9091`, which prints a sample token),
+//!   server started on `127.0.0.1:9091`, which prints a sample token and runs the
+//!   authorization code flow without a login: `cargo run --example mcp_call -- URL --oauth`),
 //! - `OAUTH_JWKS_URL`: its JWKS URL (default `<issuer>/jwks`),
 //! - `MCP_RESOURCE`: the canonical URL of this service (default `http://<MCP_ADDR>/mcp`).
 
@@ -24,7 +25,8 @@ async fn main() -> Result<(), mcp::Error> {
         let resource = std::env::var("MCP_RESOURCE").unwrap_or_else(|_| format!("http://{addr}/mcp"));
         if let Some(demo) = &demo {
             let key = SigningKey::rsa("demo", RSA1_PEM);
-            demo.publish(&key);
+            // Publishes the key and runs the code flow, for `mcp_call URL --oauth`.
+            demo.enable_code_flow(&key, 3600);
             let token = demo.issue(
                 &key,
                 &json!({"sub": "demo-user", "client_id": "demo-client", "aud": resource, "scope": "files:read"}),

@@ -6,6 +6,8 @@
 //! cargo run --example mcp_call -- http://127.0.0.1:9090/mcp call hash_text '{"text":"hi"}'
 //! cargo run --example mcp_call -- --stdio resources -- cargo run -q --example notes -- --stdio
 //! cargo run --example mcp_call -- --json URL prompt summarize_note '{"slug":"x"}'
+//! cargo run --example mcp_call -- URL --oauth [--client-id ID[:SECRET]] [--scope S] call whoami
+//! cargo run --example mcp_call -- URL --client-credentials ID:SECRET [--scope S]
 //! ```
 //!
 //! Commands: `tools` (the default), `call TOOL [JSON]`, `resources`, `read URI`, `prompts`,
@@ -14,8 +16,9 @@
 //! `{"error": …}`) and nothing else. Logs the server sends are printed on stderr (level set
 //! with `--log-level`), progress is a progress bar on a terminal (plain lines otherwise),
 //! form elicitations are asked on the terminal one field at a time, URL elicitations are
-//! shown and declined. Exit status: 0 on success, 1 when the call or the tool failed, 2 on
-//! a usage error.
+//! shown and declined. `--oauth` logs in through the system browser (a loopback redirect
+//! listener receives the answer), `--client-credentials` without a user. Exit status: 0 on
+//! success, 1 when the call or the tool failed, 2 on a usage error.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -58,6 +61,8 @@ struct Cli {
     /// Seconds one exchange may take.
     #[arg(long, default_value_t = 120)]
     timeout: u64,
+    #[command(flatten)]
+    oauth: mcp_examples::oauth_cli::OAuthFlags,
     #[command(subcommand)]
     command: Option<Command>,
     /// The stdio server's program and arguments: what follows the first `--`.
@@ -298,6 +303,10 @@ fn client(cli: &Cli, progress: &Arc<Mutex<Progress>>) -> Result<Client, Failure>
         .timeout(Duration::from_secs(cli.timeout))
         .elicitation_handler(ask)
         .notification_handler(move |n| on_notification(&progress, json, n));
+    let config = match mcp_examples::oauth_cli::oauth_config(&cli.oauth).map_err(usage)? {
+        Some(oauth) => config.oauth(oauth),
+        None => config,
+    };
     if cli.stdio {
         let Some((program, args)) = cli.program.split_first() else {
             return Err(usage("--stdio needs the server's program after `--`"));

@@ -1,7 +1,9 @@
 //! A small local OAuth authorization server for tests and demos: it publishes a JWKS (RSA
 //! and EC keys), issues JWT access tokens signed with those keys, and answers RFC 7662
-//! introspection for opaque tokens it registered. It never authenticates anyone: it is a
-//! stand-in for a real identity provider, bound to loopback.
+//! introspection for opaque tokens it registered. With
+//! [`enable_code_flow`](LocalAuthServer::enable_code_flow) it also runs the authorization
+//! code flow (`authz_code`: metadata, registration, PKCE, refresh). It never authenticates
+//! anyone: it is a stand-in for a real identity provider, bound to loopback.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -114,6 +116,7 @@ pub struct LocalAuthServer {
     pub introspection_url: String,
     addr: SocketAddr,
     shared: Arc<Shared>,
+    flow: Arc<crate::authz_code::CodeFlow>,
 }
 
 impl LocalAuthServer {
@@ -125,10 +128,12 @@ impl LocalAuthServer {
     /// Binds `addr` and serves in the background.
     pub async fn start_on(addr: &str) -> Self {
         let shared = Arc::new(Shared::default());
+        let flow = Arc::new(crate::authz_code::CodeFlow::default());
         let app = Router::new()
             .route("/jwks", get(jwks))
             .route("/introspect", post(introspect))
-            .with_state(shared.clone());
+            .with_state(shared.clone())
+            .merge(crate::authz_code::router(flow.clone()));
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .expect("bind the authorization server");
@@ -137,7 +142,9 @@ impl LocalAuthServer {
             let _ = axum::serve(listener, app).await;
         });
         let issuer = format!("http://{addr}");
+        flow.set_issuer(&issuer);
         Self {
+            flow,
             jwks_url: format!("{issuer}/jwks"),
             introspection_url: format!("{issuer}/introspect"),
             issuer,
@@ -149,6 +156,18 @@ impl LocalAuthServer {
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Runs the authorization code flow: tokens signed with `key` (published), valid for
+    /// `lifetime_secs`.
+    pub fn enable_code_flow(&self, key: &SigningKey, lifetime_secs: u64) {
+        self.publish(key);
+        self.flow.enable(key.clone(), lifetime_secs);
+    }
+
+    /// The code flow's counts: (registrations, authorizations, code grants, refresh grants).
+    pub fn code_flow_counts(&self) -> (usize, usize, usize, usize) {
+        self.flow.counts()
     }
 
     /// Adds `key` to the published JWKS.

@@ -3,11 +3,13 @@
 //! HTTP, or over stdin/stdout when the program is started with `--stdio`).
 
 pub mod authz;
+pub mod authz_code;
 pub mod bench;
 pub mod calculator;
 pub mod calendar_connect;
 pub mod cart_demo;
 pub mod conformance;
+pub mod conformance_auth;
 pub mod conformance_features;
 pub mod crypto;
 pub mod echo;
@@ -15,6 +17,7 @@ pub mod files;
 pub mod llm_loop;
 pub mod loadgen;
 pub mod notes;
+pub mod oauth_cli;
 pub mod shopping_cart;
 pub mod table_booking;
 pub mod weather;

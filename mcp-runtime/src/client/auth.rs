@@ -1,6 +1,7 @@
 //! Bearer authentication hooks: a [`TokenProvider`] supplies the `Authorization` token of
 //! each request and is told about `401` and `insufficient_scope` challenges. Full OAuth
-//! flows (discovery, authorization, refresh) are built on this hook.
+//! flows (discovery, authorization, refresh) are built on this hook: `mcp::client::oauth`
+//! and `ClientConfig::oauth`, with the `oauth` feature.
 
 use std::future::Future;
 
@@ -16,6 +17,8 @@ pub struct AuthChallenge {
     error_description: Option<String>,
     scope: Option<String>,
     resource_metadata: Option<String>,
+    /// The SHA-256 of the token the challenged request carried (`None`: no token).
+    rejected: Option<[u8; 32]>,
 }
 
 impl AuthChallenge {
@@ -112,6 +115,20 @@ impl AuthChallenge {
         out
     }
 
+    /// Records the token the challenged request carried (as a digest, never the token).
+    pub(crate) fn with_rejected_token(mut self, token: Option<&str>) -> Self {
+        use sha2::Digest as _;
+        self.rejected = token.map(|t| sha2::Sha256::digest(t.as_bytes()).into());
+        self
+    }
+
+    /// Whether the challenged request carried `token`.
+    pub(crate) fn rejected_token_is(&self, token: &str) -> bool {
+        use sha2::Digest as _;
+        self.rejected
+            .is_some_and(|d| d == <[u8; 32]>::from(sha2::Sha256::digest(token.as_bytes())))
+    }
+
     /// `true` for a `403` with `error="insufficient_scope"`.
     pub fn is_insufficient_scope(&self) -> bool {
         self.status == 403 && self.error.as_deref() == Some("insufficient_scope")
@@ -124,7 +141,8 @@ impl AuthChallenge {
 /// refreshing an expired one there keeps the `tools/list` cache). On a `401`, or a `403`
 /// with `error="insufficient_scope"`, it calls [`on_challenge`](Self::on_challenge); a
 /// different token returned there drops the `tools/list` cache (a step-up can change the
-/// tool list) and the request is retried once with it.
+/// tool list) and the request is retried with it, at most three times per request (a `401`
+/// then a `403` step-up needs two).
 ///
 /// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
 /// client boxes the futures itself.
@@ -157,7 +175,7 @@ pub trait TokenProvider: Send + Sync + 'static {
     fn token(&self) -> impl Future<Output = Result<Option<String>, ClientError>> + Send;
 
     /// Called on a `401` or `insufficient_scope` challenge. Return a new token to retry the
-    /// request once with it, or `None` to fail with the challenge. The default gives up.
+    /// request with it, or `None` to fail with the challenge. The default gives up.
     fn on_challenge(
         &self,
         challenge: &AuthChallenge,

@@ -185,6 +185,8 @@ pub struct ClientConfig {
     pub(crate) max_input_rounds: u32,
     pub(crate) result_cache: Option<ResultCacheConfig>,
     pub(crate) notification_handler: Option<NotificationHandler>,
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<super::oauth::OAuthConfig>,
 }
 
 /// A handler of the server's notifications.
@@ -200,6 +202,8 @@ impl Default for ClientConfig {
             max_input_rounds: 10,
             result_cache: Some(ResultCacheConfig::default()),
             notification_handler: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -287,6 +291,15 @@ impl ClientConfig {
     /// Supplies bearer tokens.
     pub fn token_provider(mut self, provider: impl TokenProvider) -> Self {
         self.token_provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// Obtains tokens with OAuth (discovery, the configured grant, refresh, step-up);
+    /// replaces any [`token_provider`](Self::token_provider).
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: super::oauth::OAuthConfig) -> Self {
+        self.oauth = Some(oauth);
+        self.token_provider = None;
         self
     }
 

@@ -44,6 +44,12 @@ pub enum ClientError {
     /// The `structuredContent` of a tool result could not be read as the requested type.
     #[error(transparent)]
     StructuredContent(#[from] crate::protocol::StructuredContentError),
+    /// An OAuth flow failed (discovery, authorization, a token request); a rejected
+    /// token request has an [`OAuthTokenError`](super::oauth::OAuthTokenError) in the
+    /// source chain.
+    #[cfg(feature = "oauth")]
+    #[error("{0}")]
+    OAuth(#[from] super::oauth::OAuthError),
     /// A handler (elicitation, sampling, roots) or the token provider failed.
     #[error("{message}")]
     Handler {
@@ -101,6 +107,8 @@ impl ClientError {
             | Self::NotConnected
             | Self::StructuredContent(_)
             | Self::Handler { .. } => None,
+            #[cfg(feature = "oauth")]
+            Self::OAuth(_) => None,
         }
     }
 
@@ -116,6 +124,8 @@ impl ClientError {
             | Self::NotConnected
             | Self::StructuredContent(_)
             | Self::Handler { .. } => None,
+            #[cfg(feature = "oauth")]
+            Self::OAuth(_) => None,
         }
     }
 

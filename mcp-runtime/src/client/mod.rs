@@ -87,6 +87,8 @@ mod list;
 pub mod llm;
 mod negotiate;
 mod notifications;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod sse;
 pub mod stdio;
 mod streams;
@@ -318,6 +320,14 @@ impl Client {
         let client = builder
             .build()
             .map_err(|e| ClientError::Config(format!("cannot build the HTTP client: {e}")))?;
+        #[cfg(feature = "oauth")]
+        let config = match config.oauth.clone() {
+            Some(oauth) => {
+                let http = oauth::OAuthHttp::new(client.clone(), config.http.timeout);
+                config.token_provider(oauth::OAuthProvider::new(url.clone(), oauth, http))
+            }
+            None => config,
+        };
         Ok(Self {
             inner: Arc::new_cyclic(|me| Inner {
                 url,
@@ -541,7 +551,8 @@ impl Inner {
             Some(p) => p.dyn_token().await?,
             None => None,
         };
-        let mut retried = false;
+        // A 401 then a 403 step-up can need two new tokens; more is a loop.
+        let mut rounds = 0;
         loop {
             let result = self.send_request(wire, call, token.as_deref()).await;
             let (Some(provider), Err(ClientError::Transport(e))) = (&provider, &result) else {
@@ -554,13 +565,14 @@ impl Inner {
                     .is_some_and(AuthChallenge::is_insufficient_scope),
                 _ => false,
             };
-            if retried || !challenged {
+            if rounds >= MAX_AUTH_ROUNDS || !challenged {
                 return result;
             }
             let challenge = e
                 .challenge()
                 .cloned()
-                .unwrap_or_else(|| AuthChallenge::parse(e.http_status().unwrap_or(401), ""));
+                .unwrap_or_else(|| AuthChallenge::parse(e.http_status().unwrap_or(401), ""))
+                .with_rejected_token(token.as_deref());
             match provider.dyn_on_challenge(&challenge).await? {
                 Some(fresh) if Some(&fresh) != token.as_ref() => {
                     tracing::debug!(
@@ -568,13 +580,16 @@ impl Inner {
                     );
                     self.lock_cache().clear();
                     token = Some(fresh);
-                    retried = true;
+                    rounds += 1;
                 }
                 _ => return result,
             }
         }
     }
 }
+
+/// How many new tokens one request may try after challenges.
+const MAX_AUTH_ROUNDS: u32 = 3;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,104 @@
+//! The `auth/*` client scenarios of the official conformance suite, for the
+//! `conformance_client` example: the OAuth configuration each scenario needs, from the
+//! scenario name and the suite's `MCP_CONFORMANCE_CONTEXT` (credentials, keys, the
+//! identity provider), then a generic session: connect, list the tools, call each one.
+//!
+//! The suite's authorization servers approve at once and redirect to the client's
+//! redirect URI, so the code flow runs with [`ProgrammaticAuthorization`].
+
+use mcp::Implementation;
+use mcp::client::oauth::{
+    ClientAuth, ClientRegistration, IdentityAssertionContext, IdentityProviderConfig, OAuthConfig,
+    ProgrammaticAuthorization, exchange_id_token_for_id_jag,
+};
+use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
+use serde_json::Value;
+
+/// The Client ID Metadata Document URL the suite expects (`auth/basic-cimd`).
+pub const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// The redirect URI announced in the code flow (nothing listens there).
+pub const REDIRECT_URI: &str = "http://127.0.0.1:8765/callback";
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null)
+}
+
+fn field(context: &Value, name: &str) -> Result<String, BoxError> {
+    context
+        .get(name)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| format!("MCP_CONFORMANCE_CONTEXT has no {name}").into())
+}
+
+/// The OAuth configuration of `scenario`.
+pub fn oauth_config(scenario: &str, context: &Value) -> Result<OAuthConfig, BoxError> {
+    let code = |client: ClientRegistration| {
+        OAuthConfig::authorization_code(client, ProgrammaticAuthorization::new(REDIRECT_URI))
+    };
+    Ok(match scenario {
+        "auth/pre-registration" => code(
+            ClientRegistration::pre_registered(field(context, "client_id")?)
+                .auth(ClientAuth::client_secret(field(context, "client_secret")?)),
+        ),
+        "auth/client-credentials-basic" => OAuthConfig::client_credentials(
+            field(context, "client_id")?,
+            ClientAuth::client_secret(field(context, "client_secret")?),
+        ),
+        "auth/client-credentials-jwt" => OAuthConfig::client_credentials(
+            field(context, "client_id")?,
+            ClientAuth::private_key_jwt(
+                &field(context, "private_key_pem")?,
+                &field(context, "signing_algorithm")?,
+            )?,
+        ),
+        "auth/cross-app-access-complete-flow" => {
+            let idp = IdentityProviderConfig::new(
+                field(context, "idp_issuer")?,
+                field(context, "idp_client_id")?,
+            )
+            .token_endpoint(field(context, "idp_token_endpoint")?);
+            let id_token = field(context, "idp_id_token")?;
+            OAuthConfig::identity_assertion(
+                ClientRegistration::pre_registered(field(context, "client_id")?)
+                    .auth(ClientAuth::client_secret(field(context, "client_secret")?)),
+                move |ctx: IdentityAssertionContext| {
+                    let (idp, id_token) = (idp.clone(), id_token.clone());
+                    async move { exchange_id_token_for_id_jag(&id_token, &ctx, &idp).await }
+                },
+            )
+        }
+        // Every other scenario: a Client ID Metadata Document where the server supports
+        // one, dynamic registration otherwise.
+        _ => code(
+            ClientRegistration::metadata_document(CLIENT_METADATA_URL)
+                .client_name("mcp-rs-conformance-client"),
+        ),
+    })
+}
+
+/// Runs an `auth/*` scenario against `url`.
+pub async fn run(url: &str, scenario: &str) -> Result<(), BoxError> {
+    let oauth = oauth_config(scenario, &context())?;
+    let config = ClientConfig::new()
+        .protocol_mode(ProtocolMode::Legacy)
+        .oauth(oauth);
+    let client = Client::new(url, config)?;
+    let options = ConnectOptions::new(Implementation::new(
+        "mcp-rs-conformance-client",
+        env!("CARGO_PKG_VERSION"),
+    ));
+    client.connect(options).await?;
+    let tools = client.list_tools().await?.tools;
+    for tool in tools {
+        let result = client.call(tool.name.as_str()).await?;
+        println!("{}: {}", tool.name, result.joined_text());
+    }
+    client.close().await?;
+    Ok(())
+}

@@ -1,0 +1,344 @@
+//! The OAuth configuration of a client: the grant ([`OAuthConfig`]), the client's
+//! registration ([`ClientRegistration`]) and its authentication ([`ClientAuth`]).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use super::error::OAuthError;
+use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
+use super::id_jag::IdentityAssertionContext;
+use super::store::{MemoryTokenStore, TokenStore};
+use crate::BoxFuture;
+
+/// How the client authenticates at the token endpoint. `Debug` never shows the secret.
+#[derive(Clone)]
+pub struct ClientAuth(pub(crate) AuthKind);
+
+#[derive(Clone)]
+pub(crate) enum AuthKind {
+    None,
+    Secret(String),
+    Basic(String),
+    Post(String),
+    Jwt {
+        key: jsonwebtoken::EncodingKey,
+        alg: jsonwebtoken::Algorithm,
+    },
+}
+
+impl std::fmt::Debug for ClientAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match &self.0 {
+            AuthKind::None => "ClientAuth::None",
+            AuthKind::Secret(_) => "ClientAuth::Secret(..)",
+            AuthKind::Basic(_) => "ClientAuth::ClientSecretBasic(..)",
+            AuthKind::Post(_) => "ClientAuth::ClientSecretPost(..)",
+            AuthKind::Jwt { .. } => "ClientAuth::PrivateKeyJwt(..)",
+        })
+    }
+}
+
+impl ClientAuth {
+    /// A public client (`none`: the `client_id` in the body).
+    pub fn none() -> Self {
+        Self(AuthKind::None)
+    }
+
+    /// A client secret, sent as `client_secret_basic` unless the authorization server
+    /// supports only `client_secret_post`.
+    pub fn client_secret(secret: impl Into<String>) -> Self {
+        Self(AuthKind::Secret(secret.into()))
+    }
+
+    /// A client secret, always sent with HTTP Basic (`client_secret_basic`).
+    pub fn client_secret_basic(secret: impl Into<String>) -> Self {
+        Self(AuthKind::Basic(secret.into()))
+    }
+
+    /// A client secret, always sent in the body (`client_secret_post`).
+    pub fn client_secret_post(secret: impl Into<String>) -> Self {
+        Self(AuthKind::Post(secret.into()))
+    }
+
+    /// A signed JWT assertion (`private_key_jwt`, RFC 7523) with a PEM private key (PKCS#8
+    /// EC for `ES256`/`ES384`, PKCS#1 or PKCS#8 RSA for `RS256`/`RS384`/`RS512`/`PS256`…).
+    pub fn private_key_jwt(pem: &str, algorithm: &str) -> Result<Self, OAuthError> {
+        use jsonwebtoken::{Algorithm, EncodingKey};
+        let alg: Algorithm = algorithm
+            .parse()
+            .map_err(|_| OAuthError::Config(format!("unknown JWT algorithm {algorithm:?}")))?;
+        let key = match alg {
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+            Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
+            Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512 => {
+                return Err(OAuthError::Config(
+                    "private_key_jwt needs an asymmetric algorithm".into(),
+                ));
+            }
+            _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
+        }
+        .map_err(|e| OAuthError::Config(format!("invalid {algorithm} private key: {e}")))?;
+        Ok(Self(AuthKind::Jwt { key, alg }))
+    }
+}
+
+/// Who the client is at the authorization server.
+///
+/// - [`pre_registered`](Self::pre_registered): a client ID (and [`auth`](Self::auth))
+///   issued by the server beforehand; with [`issuer`](Self::issuer), that server must be
+///   listed in the MCP server's protected resource metadata.
+/// - [`metadata_document`](Self::metadata_document): a Client ID Metadata Document, whose
+///   HTTPS URL is the client ID, used when the server advertises
+///   `client_id_metadata_document_supported`.
+/// - [`dynamic`](Self::dynamic): dynamic client registration (RFC 7591).
+///
+/// A metadata document falls back to dynamic registration when the server does not
+/// support documents.
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ClientRegistration {
+    pub(crate) client_id: Option<String>,
+    pub(crate) issuer: Option<String>,
+    pub(crate) auth: ClientAuth,
+    pub(crate) metadata_url: Option<String>,
+    pub(crate) dynamic: bool,
+    pub(crate) client_name: String,
+}
+
+impl ClientRegistration {
+    /// Dynamic client registration only.
+    pub fn dynamic() -> Self {
+        Self {
+            client_id: None,
+            issuer: None,
+            auth: ClientAuth::none(),
+            metadata_url: None,
+            dynamic: true,
+            client_name: "mcp-rs".into(),
+        }
+    }
+
+    /// A pre-registered client ID (public unless [`auth`](Self::auth) is set).
+    pub fn pre_registered(client_id: impl Into<String>) -> Self {
+        Self {
+            client_id: Some(client_id.into()),
+            dynamic: false,
+            ..Self::dynamic()
+        }
+    }
+
+    /// A Client ID Metadata Document at `url` (HTTPS), with dynamic registration as the
+    /// fallback.
+    pub fn metadata_document(url: impl Into<String>) -> Self {
+        Self {
+            metadata_url: Some(url.into()),
+            ..Self::dynamic()
+        }
+    }
+
+    /// The authorization server that issued a pre-registered client ID.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// The client's authentication at the token endpoint (default: none).
+    pub fn auth(mut self, auth: ClientAuth) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// Whether dynamic registration may be used (the default except for a pre-registered
+    /// client).
+    pub fn dynamic_registration(mut self, enabled: bool) -> Self {
+        self.dynamic = enabled;
+        self
+    }
+
+    /// The `client_name` sent at dynamic registration (default `mcp-rs`).
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+}
+
+/// Supplies the ID-JAG of enterprise-managed authorization (see
+/// [`OAuthConfig::identity_assertion`]). Implemented by closures
+/// `Fn(IdentityAssertionContext) -> impl Future<Output = Result<String, OAuthError>>`.
+pub trait AssertionProvider: Send + Sync + 'static {
+    /// An ID-JAG for `context` (typically from
+    /// [`exchange_id_token_for_id_jag`](super::exchange_id_token_for_id_jag)).
+    fn assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> impl Future<Output = Result<String, OAuthError>> + Send;
+}
+
+impl<F, Fut> AssertionProvider for F
+where
+    F: Fn(IdentityAssertionContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<String, OAuthError>> + Send,
+{
+    fn assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> impl Future<Output = Result<String, OAuthError>> + Send {
+        self(context)
+    }
+}
+
+pub(crate) trait DynAssertionProvider: Send + Sync + 'static {
+    fn dyn_assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> BoxFuture<'_, Result<String, OAuthError>>;
+}
+
+impl<T: AssertionProvider> DynAssertionProvider for T {
+    fn dyn_assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> BoxFuture<'_, Result<String, OAuthError>> {
+        Box::pin(self.assertion(context))
+    }
+}
+
+/// The grant the client uses.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    AuthorizationCode {
+        client: ClientRegistration,
+        handler: Arc<dyn DynAuthorizationHandler>,
+    },
+    ClientCredentials {
+        client_id: String,
+        auth: ClientAuth,
+        issuer: Option<String>,
+    },
+    IdentityAssertion {
+        client: ClientRegistration,
+        provider: Arc<dyn DynAssertionProvider>,
+    },
+}
+
+/// The OAuth configuration of a [`Client`](crate::client::Client)
+/// ([`ClientConfig::oauth`](crate::client::ClientConfig::oauth)).
+///
+/// On a `401` the client discovers the server's authorization server, obtains a token
+/// with the configured grant and retries; on a `403 insufficient_scope` it asks for the
+/// union of its scopes and the challenge's (step-up), at most three times per request.
+///
+/// ```
+/// use mcp::client::ClientConfig;
+/// use mcp::client::oauth::{ClientAuth, ClientRegistration, OAuthConfig, ProgrammaticAuthorization};
+///
+/// // Authorization code + PKCE with a pre-registered confidential client.
+/// let code = OAuthConfig::authorization_code(
+///     ClientRegistration::pre_registered("my-client").auth(ClientAuth::client_secret("s3cret")),
+///     ProgrammaticAuthorization::new("http://127.0.0.1:8765/callback"),
+/// );
+/// // Client credentials for a machine client.
+/// let machine = OAuthConfig::client_credentials("svc", ClientAuth::client_secret("s3cret"))
+///     .scopes(["tools:read"]);
+/// let config = ClientConfig::new().oauth(code);
+/// # drop((config, machine));
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct OAuthConfig {
+    pub(crate) grant: Grant,
+    pub(crate) scopes: Option<Vec<String>>,
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) offline_access: bool,
+}
+
+impl std::fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let grant = match &self.grant {
+            Grant::AuthorizationCode { .. } => "authorization_code",
+            Grant::ClientCredentials { .. } => "client_credentials",
+            Grant::IdentityAssertion { .. } => "jwt-bearer (ID-JAG)",
+        };
+        f.debug_struct("OAuthConfig")
+            .field("grant", &grant)
+            .field("scopes", &self.scopes)
+            .field("offline_access", &self.offline_access)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthConfig {
+    fn with(grant: Grant) -> Self {
+        Self {
+            grant,
+            scopes: None,
+            store: Arc::new(MemoryTokenStore::new()),
+            offline_access: true,
+        }
+    }
+
+    /// The authorization code grant with PKCE (S256): `handler` takes the user through
+    /// the authorization endpoint.
+    pub fn authorization_code(
+        client: ClientRegistration,
+        handler: impl AuthorizationHandler,
+    ) -> Self {
+        Self::with(Grant::AuthorizationCode {
+            client,
+            handler: Arc::new(handler),
+        })
+    }
+
+    /// The client credentials grant, with a secret or a JWT assertion.
+    pub fn client_credentials(client_id: impl Into<String>, auth: ClientAuth) -> Self {
+        Self::with(Grant::ClientCredentials {
+            client_id: client_id.into(),
+            auth,
+            issuer: None,
+        })
+    }
+
+    /// Enterprise-managed authorization: after discovery, `provider` is called with the
+    /// resolved audience, resource, client ID and scopes, and returns an ID-JAG, which the
+    /// JWT-bearer grant (RFC 7523) exchanges at the resource's authorization server. It runs
+    /// under the client's authorization lock (other requests wait; it must not use the same
+    /// client). Only the final access token is kept; refresh tokens are ignored.
+    pub fn identity_assertion(
+        client: ClientRegistration,
+        provider: impl AssertionProvider,
+    ) -> Self {
+        Self::with(Grant::IdentityAssertion {
+            client,
+            provider: Arc::new(provider),
+        })
+    }
+
+    /// Requests these scopes (the challenge's are added) instead of choosing them from the
+    /// challenge or the metadata.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// For the client credentials grant: the authorization server that issued the client,
+    /// which the resource must list.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        if let Grant::ClientCredentials { issuer: i, .. } = &mut self.grant {
+            *i = Some(issuer.into());
+        }
+        self
+    }
+
+    /// Where tokens are kept (default: in memory).
+    pub fn token_store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Whether the code flow asks for `offline_access` (a refresh token) when the
+    /// authorization server lists it in `scopes_supported` (default `true`).
+    pub fn offline_access(mut self, enabled: bool) -> Self {
+        self.offline_access = enabled;
+        self
+    }
+}

@@ -1,0 +1,31 @@
+//! Client OAuth: discovery (RFC 9728, RFC 8414, OpenID), the authorization code grant with
+//! PKCE, client credentials, enterprise-managed authorization (ID-JAG), refresh and
+//! step-up, with tokens kept behind a [`TokenStore`].
+//!
+//! Configure it with [`ClientConfig::oauth`](crate::client::ClientConfig::oauth); the
+//! client then answers `401` and `403 insufficient_scope` challenges itself. A token is
+//! only sent to the MCP server it was issued for: the resource metadata must name the
+//! server, the authorization server must be one it lists, and every endpoint must use
+//! HTTPS (plain HTTP only on loopback).
+
+mod config;
+mod discovery;
+mod error;
+mod handler;
+mod http;
+mod id_jag;
+mod provider;
+mod store;
+mod token;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{AssertionProvider, ClientAuth, ClientRegistration, OAuthConfig};
+pub use error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
+pub use handler::{AuthorizationHandler, LoopbackBrowser, ProgrammaticAuthorization};
+pub use id_jag::{IdentityAssertionContext, IdentityProviderConfig, exchange_id_token_for_id_jag};
+pub use store::{MemoryTokenStore, StoredToken, TokenStore};
+
+pub(crate) use http::OAuthHttp;
+pub(crate) use provider::OAuthProvider;

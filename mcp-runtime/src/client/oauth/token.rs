@@ -1,0 +1,288 @@
+//! Token endpoint requests: client authentication (`none`, `client_secret_basic`,
+//! `client_secret_post`, `private_key_jwt`), the token response checks, PKCE and dynamic
+//! client registration (RFC 7591).
+
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use reqwest::Url;
+use serde_json::{Value, json};
+use sha2::Digest as _;
+
+use super::ClientAuth;
+use super::config::AuthKind;
+use super::discovery::ServerMetadata;
+use super::error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
+use super::http::OAuthHttp;
+use super::store::StoredToken;
+
+/// How a client authenticates at the token endpoint, resolved against the metadata.
+#[derive(Clone)]
+pub(crate) enum Method {
+    None,
+    Basic(String),
+    Post(String),
+    Jwt(ClientAuth),
+}
+
+/// A client identity at one authorization server.
+#[derive(Clone)]
+pub(crate) struct Identity {
+    pub(crate) client_id: String,
+    pub(crate) method: Method,
+}
+
+impl Identity {
+    /// `client_id` with `auth`, the method picked from what `server` supports.
+    pub(crate) fn resolve(client_id: &str, auth: &ClientAuth, server: &ServerMetadata) -> Self {
+        let method = match &auth.0 {
+            AuthKind::None => Method::None,
+            AuthKind::Basic(s) => Method::Basic(s.clone()),
+            AuthKind::Post(s) => Method::Post(s.clone()),
+            AuthKind::Secret(s) => {
+                if !server.supports_auth_method("client_secret_basic")
+                    && server.supports_auth_method("client_secret_post")
+                {
+                    Method::Post(s.clone())
+                } else {
+                    Method::Basic(s.clone())
+                }
+            }
+            AuthKind::Jwt { .. } => Method::Jwt(auth.clone()),
+        };
+        Self {
+            client_id: client_id.to_owned(),
+            method,
+        }
+    }
+}
+
+/// A successful token response.
+pub(crate) struct TokenResponse {
+    pub(crate) access_token: String,
+    pub(crate) refresh_token: Option<String>,
+    pub(crate) expires_in: Option<u64>,
+    pub(crate) scope: Option<String>,
+}
+
+impl TokenResponse {
+    /// The token to store; `requested` stands in for a missing `scope`.
+    pub(crate) fn into_stored(self, requested: &[String], keep_refresh: bool) -> StoredToken {
+        let scopes = match self.scope.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(s) => s.split_whitespace().map(str::to_owned).collect(),
+            None => requested.to_vec(),
+        };
+        StoredToken::issued(
+            self.access_token,
+            self.refresh_token.filter(|_| keep_refresh),
+            self.expires_in.map(Duration::from_secs),
+            scopes,
+        )
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A signed client assertion (RFC 7523 §2.2) for `audience`.
+fn client_assertion(
+    client_id: &str,
+    auth: &ClientAuth,
+    audience: &str,
+) -> Result<String, OAuthError> {
+    let AuthKind::Jwt { key, alg } = &auth.0 else {
+        return Err(OAuthError::Config("not a private_key_jwt client".into()));
+    };
+    let now = now_secs();
+    let claims = json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": audience,
+        "iat": now,
+        "exp": now + 300,
+        "jti": uuid::Uuid::new_v4().to_string(),
+    });
+    jsonwebtoken::encode(&jsonwebtoken::Header::new(*alg), &claims, key)
+        .map_err(|e| OAuthError::Config(format!("cannot sign the client assertion: {e}")))
+}
+
+/// Posts a token request with the client's authentication and checks the answer. An
+/// issued token must be a `Bearer` one when `bearer` is set (a token exchange issues other
+/// types).
+pub(crate) async fn request(
+    http: &OAuthHttp,
+    endpoint: &Url,
+    client: &Identity,
+    audience: &str,
+    params: &[(&str, &str)],
+    bearer: bool,
+) -> Result<TokenResponse, OAuthError> {
+    let mut form: Vec<(&str, &str)> = params.to_vec();
+    let assertion;
+    let mut basic = None;
+    match &client.method {
+        Method::None => form.push(("client_id", &client.client_id)),
+        Method::Basic(secret) => basic = Some((client.client_id.as_str(), secret.as_str())),
+        Method::Post(secret) => {
+            form.push(("client_id", &client.client_id));
+            form.push(("client_secret", secret));
+        }
+        Method::Jwt(auth) => {
+            assertion = client_assertion(&client.client_id, auth, audience)?;
+            form.push(("client_id", &client.client_id));
+            form.push((
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            ));
+            form.push(("client_assertion", &assertion));
+        }
+    }
+    let answer = http.post_form(endpoint, &form, basic).await?;
+    let url = endpoint.as_str();
+    if !(200..300).contains(&answer.status) {
+        let response = answer.json.as_ref().and_then(OAuthErrorResponse::from_json);
+        return Err(OAuthError::Token(OAuthTokenError::new(
+            url,
+            answer.status,
+            response,
+        )));
+    }
+    let Some(json) = answer.json else {
+        return Err(OAuthError::NotJson {
+            url: url.to_owned(),
+            status: answer.status,
+            content_type: answer.content_type,
+        });
+    };
+    let access_token = json
+        .get("access_token")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| OAuthError::invalid(url, "the token response has no access_token"))?;
+    let token_type = json
+        .get("token_type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if bearer && !token_type.eq_ignore_ascii_case("bearer") {
+        return Err(OAuthError::invalid(
+            url,
+            format!("the token_type is {token_type:?}, not Bearer"),
+        ));
+    }
+    Ok(TokenResponse {
+        access_token: access_token.to_owned(),
+        refresh_token: json
+            .get("refresh_token")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        expires_in: json.get("expires_in").and_then(Value::as_u64),
+        scope: json.get("scope").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+/// A PKCE verifier and its S256 challenge (RFC 7636).
+pub(crate) struct Pkce {
+    pub(crate) verifier: String,
+    pub(crate) challenge: String,
+}
+
+impl Pkce {
+    pub(crate) fn new() -> Self {
+        let bytes: [u8; 32] = rand::random();
+        let verifier = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(verifier.as_bytes()));
+        Self {
+            verifier,
+            challenge,
+        }
+    }
+}
+
+/// A random `state`.
+pub(crate) fn random_state() -> String {
+    let bytes: [u8; 16] = rand::random();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Registers a client (RFC 7591) for `redirect_uri`.
+pub(crate) async fn register(
+    http: &OAuthHttp,
+    endpoint: &Url,
+    server: &ServerMetadata,
+    client_name: &str,
+    redirect_uri: &str,
+) -> Result<Identity, OAuthError> {
+    let method = if server.supports_auth_method("none") {
+        "none"
+    } else if server.supports_auth_method("client_secret_basic") {
+        "client_secret_basic"
+    } else if server.supports_auth_method("client_secret_post") {
+        "client_secret_post"
+    } else {
+        "none"
+    };
+    let body = json!({
+        "client_name": client_name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": method,
+    });
+    let answer = http.post_json(endpoint, &body).await?;
+    let url = endpoint.as_str();
+    if !(200..300).contains(&answer.status) {
+        return Err(OAuthError::Registration {
+            url: url.to_owned(),
+            status: answer.status,
+            response: answer
+                .json
+                .as_ref()
+                .and_then(OAuthErrorResponse::from_json)
+                .map(Box::new),
+        });
+    }
+    let json = answer.json.ok_or_else(|| OAuthError::NotJson {
+        url: url.to_owned(),
+        status: answer.status,
+        content_type: answer.content_type.clone(),
+    })?;
+    let client_id = json
+        .get("client_id")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| OAuthError::invalid(url, "the registration response has no client_id"))?;
+    let secret = json.get("client_secret").and_then(Value::as_str);
+    let granted = json
+        .get("token_endpoint_auth_method")
+        .and_then(Value::as_str)
+        .unwrap_or(method);
+    let method = match (secret, granted) {
+        (None, _) | (_, "none") => Method::None,
+        (Some(s), "client_secret_post") => Method::Post(s.to_owned()),
+        (Some(s), _) => Method::Basic(s.to_owned()),
+    };
+    Ok(Identity {
+        client_id: client_id.to_owned(),
+        method,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_is_s256_of_the_verifier() {
+        let p = Pkce::new();
+        assert!(p.verifier.len() >= 43);
+        let expected = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(p.verifier.as_bytes()));
+        assert_eq!(p.challenge, expected);
+        assert_ne!(Pkce::new().verifier, p.verifier);
+        assert_ne!(random_state(), random_state());
+    }
+}

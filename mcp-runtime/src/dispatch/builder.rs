@@ -301,6 +301,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves resource subscriptions (`resources.subscribe`: legacy `resources/subscribe`
+    /// and `resources/unsubscribe`, modern `resourceSubscriptions` listen filters) for a
+    /// service with resources, which announces updates with
+    /// [`Notifier::resource_updated`](crate::notify::Notifier::resource_updated). Off by
+    /// default (an advanced service may declare it in its
+    /// [`Features`](crate::Features) instead).
+    pub fn resource_subscriptions(mut self, on: bool) -> Self {
+        self.notify.resource_subscriptions = on;
+        self
+    }
+
     /// Carries notifications, legacy GET-stream messages and answers to server→client
     /// requests between replicas on `bus` (default: an [`InProcessBus`](crate::notify::InProcessBus)
     /// of this server alone). Replicas behind one load balancer share one bus, for example a
@@ -404,7 +415,15 @@ impl ServerBuilder {
             logging: Some(Map::new()),
             ..ServerCapabilities::default()
         };
-        let features = self.handler.features();
+        let mut features = self.handler.features();
+        if self.notify.resource_subscriptions {
+            if !features.resources {
+                return Err(Error::Config(
+                    "resource_subscriptions needs a service with resources".into(),
+                ));
+            }
+            features = features.with_resource_subscriptions();
+        }
         features.advertise(&mut capabilities);
         if self.notify.list_changed {
             capabilities.tools = Some(ToolsCapability {
@@ -458,6 +477,7 @@ impl ServerBuilder {
                 sessions,
                 streams,
                 hub,
+                features,
                 kind: self.handler.kind(),
                 legacy_shape,
                 handler: self.handler,

@@ -139,6 +139,8 @@ struct Inner {
     sessions: Option<DynSessionStore>,
     streams: Arc<Streams>,
     hub: Arc<crate::notify::Hub>,
+    /// The handler's features, with the builder's additions.
+    features: Features,
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
     legacy_shape: legacy::LegacyShape,

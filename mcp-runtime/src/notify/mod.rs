@@ -35,6 +35,7 @@ pub const DEFAULT_LISTENER_QUEUE: usize = 256;
 pub(crate) struct Settings {
     pub(crate) bus: Option<Arc<dyn EventBus>>,
     pub(crate) list_changed: bool,
+    pub(crate) resource_subscriptions: bool,
     pub(crate) max_listeners: usize,
     pub(crate) listener_queue: usize,
 }
@@ -44,6 +45,7 @@ impl Default for Settings {
         Self {
             bus: None,
             list_changed: false,
+            resource_subscriptions: false,
             max_listeners: DEFAULT_MAX_LISTENERS,
             listener_queue: DEFAULT_LISTENER_QUEUE,
         }

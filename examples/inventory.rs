@@ -8,7 +8,9 @@
 //!   replicas' event bus is its pub/sub (`MCP_REDIS_PREFIX` names the session key prefix and
 //!   the bus channel, default `mcp-inventory`);
 //! - `MCP_STATE_KEY`: the request-state signing key (at least 32 bytes), the same on every
-//!   replica so a modern `input_required` flow may continue on any of them.
+//!   replica so a modern `input_required` flow may continue on any of them;
+//! - `MCP_ALLOWED_HOSTS`: extra `Host` values to accept (comma-separated), such as the load
+//!   balancer's `host:port`.
 //!
 //! `scripts/cluster.sh` starts Redis, two replicas and HAProxy in front of them.
 
@@ -20,6 +22,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut server = Inventory::new(name).builder();
     if let Ok(key) = std::env::var("MCP_STATE_KEY") {
         server = server.request_state_keys([key.into_bytes()]);
+    }
+    if let Ok(hosts) = std::env::var("MCP_ALLOWED_HOSTS") {
+        server = server.allowed_hosts(
+            hosts
+                .split(',')
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned),
+        );
     }
     #[cfg(feature = "redis")]
     if let Ok(url) = std::env::var("MCP_REDIS_URL") {

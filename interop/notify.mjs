@@ -95,7 +95,7 @@ async function main() {
     } else {
         await client.subscribeResource({ uri: STOCK }, { timeout });
         for (let i = 0; i < 4; i++) {
-            out({ event: 'count', value: await call('count'), replica: await call('replica') });
+            out({ event: 'count', value: await call('count') });
         }
         // Give the GET stream time to open.
         await new Promise(r => setTimeout(r, 500));
@@ -111,6 +111,10 @@ async function main() {
         const { params, at } = await waiting;
         out({ event: 'notified', method, params, ms: Math.round((at - start) * 10) / 10 });
     }
+    // Two confirmations with one call between them: behind a round-robin balancer the
+    // answer of one of them lands on the replica that did not ask.
+    out({ event: 'confirmed', text: await call('confirm') });
+    out({ event: 'replica', replica: await call('replica') });
     out({ event: 'confirmed', text: await call('confirm') });
     if (opts.pause) {
         out({ event: 'paused' });
@@ -119,9 +123,9 @@ async function main() {
         lines.close();
         for (let i = 0; i < 4; i++) {
             if (opts.mode === 'legacy') {
-                out({ event: 'count', value: await call('count'), replica: await call('replica') });
+                out({ event: 'count', value: await call('count') });
             } else {
-                out({ event: 'replica', replica: await call('replica') });
+                out({ event: 'replica', replica: await call('replica'), after: 'pause' });
             }
         }
     }

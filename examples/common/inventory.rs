@@ -107,15 +107,17 @@ impl Inventory {
         }
     }
 
-    /// Counts the calls of this legacy session (modern calls have no session).
+    /// Counts the calls of this legacy session (modern calls have no session): `"<n> on
+    /// <replica>"`.
     #[expect(deprecated)]
-    pub async fn count(&self, session: Option<mcp::HttpSession>) -> Result<i64, mcp::ToolError> {
+    pub async fn count(&self, session: Option<mcp::HttpSession>) -> Result<String, mcp::ToolError> {
         let Some(session) = session else {
             return Err(mcp::ToolError::new("no session"));
         };
-        session
+        let n = session
             .update("count", |n: Option<i64>| n.unwrap_or(0) + 1)
             .await
-            .map_err(|e| mcp::ToolError::new(e.to_string()))
+            .map_err(|e| mcp::ToolError::new(e.to_string()))?;
+        Ok(format!("{n} on {}", self.name))
     }
 }

@@ -148,7 +148,9 @@ impl Hub {
                 id,
                 answer,
             } => {
-                self.streams.answer_local(&session, &id, answer);
+                if self.streams.answer_local(&session, &id, answer) {
+                    tracing::debug!(%id, "a client's answer arrived through another replica");
+                }
             }
             BusEvent::ToolEnabled { name, enabled } => self.set_enabled(&name, enabled),
         }

@@ -6,6 +6,7 @@
 #   scripts/cluster.sh            builds the example (feature redis), then runs the cluster
 #   MCP_CLUSTER_BIN=path scripts/cluster.sh   uses that inventory binary instead
 #   MCP_CLUSTER_LOGS=dir                      keeps every process's log in dir
+#   MCP_CLUSTER_REPLICAS=1                    one replica behind HAProxy (benchmarks)
 #
 # Prints, once everything accepts connections:
 #   redis   redis://127.0.0.1:<port>
@@ -93,7 +94,13 @@ echo "redis   $redis_url"
 front=$(free_port)
 state_key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 declare -A addr
-for name in a b; do
+names=(a b)
+case "${MCP_CLUSTER_REPLICAS:-2}" in
+    1) names=(a) ;;
+    2) ;;
+    *) echo "scripts/cluster.sh: MCP_CLUSTER_REPLICAS must be 1 or 2" >&2; exit 2 ;;
+esac
+for name in "${names[@]}"; do
     MCP_ADDR=127.0.0.1:0 MCP_REPLICA="$name" MCP_REDIS_URL="$redis_url" \
         MCP_REDIS_PREFIX=mcp-cluster MCP_STATE_KEY="$state_key" \
         MCP_ALLOWED_HOSTS="127.0.0.1:$front,localhost:$front" RUST_LOG="${RUST_LOG:-warn}" \
@@ -120,10 +127,12 @@ done
 # Round-robin per request, no stickiness. A replica that stops answering is taken out
 # after one failed check (every 200 ms), and a request whose connection fails is sent to
 # the other replica (redispatch), so killing a replica loses no request that can be retried.
+# Each request is logged (to $dir/haproxy.log) only when MCP_CLUSTER_LOGS asks for logs.
+if [ -n "$remove_dir" ]; then log_to=""; else log_to="log stdout format raw local0"; fi
 cat >"$dir/haproxy.cfg" <<CFG
 global
     maxconn 4000
-    log stdout format raw local0
+    $log_to
 defaults
     mode http
     log global
@@ -141,9 +150,10 @@ frontend mcp
     default_backend replicas
 backend replicas
     balance roundrobin
-    server a ${addr[a]} check inter 200ms fall 1 rise 2
-    server b ${addr[b]} check inter 200ms fall 1 rise 2
 CFG
+for name in "${names[@]}"; do
+    echo "    server $name ${addr[$name]} check inter 200ms fall 1 rise 2" >>"$dir/haproxy.cfg"
+done
 haproxy -f "$dir/haproxy.cfg" -db >"$dir/haproxy.log" 2>&1 &
 pid=$!
 pids+=("$pid")

@@ -42,6 +42,11 @@ impl Inventory {
         r#"{"apples": 3}"#.into()
     }
 
+    /// Echoes `value` (the benchmarks' call).
+    pub fn echo(&self, value: String) -> String {
+        value
+    }
+
     /// Which replica served this call.
     pub fn replica(&self) -> String {
         self.name.clone()

@@ -35,6 +35,7 @@
 
 pub(crate) mod frame;
 mod link;
+mod listen;
 mod output;
 
 use std::panic::AssertUnwindSafe;
@@ -244,6 +245,9 @@ async fn serve(
         }
     }
     link.close_input();
+    for listen in conn.listens.drain(..) {
+        listen.abort();
+    }
     if closed.is_cancelled() {
         link.abort_all();
     }
@@ -308,6 +312,8 @@ struct Connection {
     permits: Arc<Semaphore>,
     pin: Pin,
     parts: Arc<http::request::Parts>,
+    /// The open `subscriptions/listen` tasks, stopped when the input ends.
+    listens: Vec<tokio::task::AbortHandle>,
 }
 
 impl Connection {
@@ -320,6 +326,7 @@ impl Connection {
             permits,
             pin: Pin::Open,
             parts: Arc::new(parts),
+            listens: Vec::new(),
         }
     }
 
@@ -439,6 +446,13 @@ impl Connection {
                 return;
             }
             Route::Initialize => return self.initialize(request).await,
+            Route::Modern(_) if request.method == "subscriptions/listen" => {
+                self.listens.retain(|h| !h.is_finished());
+                if let Some(h) = listen::serve(&self.server, &self.link, request).await {
+                    self.listens.push(h);
+                }
+                return;
+            }
             Route::Modern(envelope) => {
                 modern_level = envelope.log_level.as_deref().and_then(LogLevel::parse);
                 RequestContext {

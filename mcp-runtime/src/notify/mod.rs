@@ -74,7 +74,7 @@ pub(crate) struct Honourable {
 /// The notification hub of one server (one replica).
 pub(crate) struct Hub {
     origin: String,
-    bus: Arc<dyn EventBus>,
+    publisher: Arc<Publisher>,
     pub(crate) streams: Arc<Streams>,
     pub(crate) sessions: Option<DynSessionStore>,
     pub(crate) honourable: Honourable,
@@ -96,9 +96,10 @@ impl Hub {
             .bus
             .clone()
             .unwrap_or_else(|| Arc::new(InProcessBus::new()));
+        let publisher = Arc::new(Publisher::new(bus.clone()));
         let hub = Arc::new(Self {
             origin: uuid::Uuid::new_v4().to_string(),
-            bus: bus.clone(),
+            publisher: publisher.clone(),
             streams: streams.clone(),
             sessions,
             honourable,
@@ -114,7 +115,7 @@ impl Hub {
         }));
         let relay = Relay {
             origin: hub.origin.clone(),
-            bus,
+            publisher,
         };
         streams.set_relay(Arc::new(relay));
         hub
@@ -159,13 +160,10 @@ impl Hub {
     /// Applies `event` here, then publishes it to the other replicas.
     fn announce(&self, event: BusEvent) {
         self.apply(event.clone());
-        publish(
-            self.bus.clone(),
-            BusMessage {
-                origin: self.origin.clone(),
-                event,
-            },
-        );
+        self.publisher.publish(BusMessage {
+            origin: self.origin.clone(),
+            event,
+        });
     }
 
     fn set_enabled(&self, name: &str, enabled: bool) {
@@ -203,53 +201,83 @@ impl Hub {
     }
 }
 
-/// Publishes on the bus in the background (logged when the bus is unreachable: this
-/// replica's clients already have the event).
-fn publish(bus: Arc<dyn EventBus>, message: BusMessage) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        tracing::warn!("no tokio runtime: a change was not published to other replicas");
-        return;
-    };
-    runtime.spawn(async move {
-        if let Err(e) = bus.publish(message).await {
-            tracing::warn!(error = %e, "a message did not reach the other replicas");
+/// How many messages may wait for the bus; more are dropped (and logged).
+const PUBLISH_QUEUE: usize = 4096;
+
+/// Publishes on the bus in order, from one background task per server (started on first
+/// use), through a bounded queue: a slow or unreachable bus never grows memory without
+/// bound. This replica's clients already have every event; what cannot be published is
+/// logged as lost for the other replicas.
+struct Publisher {
+    bus: Arc<dyn EventBus>,
+    queue: std::sync::OnceLock<tokio::sync::mpsc::Sender<BusMessage>>,
+}
+
+impl Publisher {
+    fn new(bus: Arc<dyn EventBus>) -> Self {
+        Self {
+            bus,
+            queue: std::sync::OnceLock::new(),
         }
-    });
+    }
+
+    fn publish(&self, message: BusMessage) {
+        let queue = match self.queue.get() {
+            Some(q) => q,
+            None => {
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    tracing::warn!(
+                        "no tokio runtime: a message was not published to other replicas"
+                    );
+                    return;
+                };
+                self.queue.get_or_init(|| {
+                    let (tx, mut rx) = tokio::sync::mpsc::channel::<BusMessage>(PUBLISH_QUEUE);
+                    let bus = self.bus.clone();
+                    runtime.spawn(async move {
+                        while let Some(message) = rx.recv().await {
+                            if let Err(e) = bus.publish(message).await {
+                                tracing::warn!(error = %e, "a message did not reach the other replicas");
+                            }
+                        }
+                    });
+                    tx
+                })
+            }
+        };
+        if queue.try_send(message).is_err() {
+            tracing::warn!("the event bus is behind: a message was dropped for the other replicas");
+        }
+    }
 }
 
 /// What [`Streams`] hands the bus: legacy GET-stream messages and client answers that no
 /// stream or call of this replica takes.
 struct Relay {
     origin: String,
-    bus: Arc<dyn EventBus>,
+    publisher: Arc<Publisher>,
 }
 
 impl crate::session::streams::Relay for Relay {
     fn session_message(&self, session: &str, message: &str) {
-        publish(
-            self.bus.clone(),
-            BusMessage {
-                origin: self.origin.clone(),
-                event: BusEvent::SessionMessage {
-                    session: session.to_owned(),
-                    message: message.to_owned(),
-                },
+        self.publisher.publish(BusMessage {
+            origin: self.origin.clone(),
+            event: BusEvent::SessionMessage {
+                session: session.to_owned(),
+                message: message.to_owned(),
             },
-        );
+        });
     }
 
     fn answer(&self, session: &str, id: &str, answer: crate::session::streams::ClientAnswer) {
-        publish(
-            self.bus.clone(),
-            BusMessage {
-                origin: self.origin.clone(),
-                event: BusEvent::Answer {
-                    session: session.to_owned(),
-                    id: id.to_owned(),
-                    answer,
-                },
+        self.publisher.publish(BusMessage {
+            origin: self.origin.clone(),
+            event: BusEvent::Answer {
+                session: session.to_owned(),
+                id: id.to_owned(),
+                answer,
             },
-        );
+        });
     }
 }
 

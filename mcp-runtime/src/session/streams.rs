@@ -29,6 +29,19 @@ struct Channel {
     next_id: u64,
 }
 
+/// What [`Streams::record`] did with an event.
+#[derive(Debug, PartialEq, Eq)]
+enum Recorded {
+    /// Sent to the attached stream.
+    Sent,
+    /// Kept for replay; the attached stream's queue is full.
+    Full,
+    /// Kept for replay; no stream is attached here.
+    NoStream,
+    /// Not recorded (no stream attached here).
+    Nothing,
+}
+
 /// The answer a client POSTs to a server→client request.
 pub(crate) type ClientAnswer = Result<Value, crate::protocol::ErrorObject>;
 
@@ -109,8 +122,12 @@ impl Streams {
     /// without one here, the relay takes it to the replica holding the session's stream.
     pub(crate) fn publish(&self, session: &str, message: &Value) -> bool {
         let data: Arc<str> = message.to_string().into();
-        if self.record(session, data.clone(), true) == Some(true) {
-            return true;
+        match self.record(session, data.clone(), true) {
+            Recorded::Sent => return true,
+            // A stream is attached here but its reader is behind: the event stays in the
+            // replay buffer only (no other replica holds this session's stream).
+            Recorded::Full => return false,
+            Recorded::NoStream | Recorded::Nothing => {}
         }
         if let Some(relay) = self.relay.get() {
             relay.session_message(session, &data);
@@ -121,25 +138,29 @@ impl Streams {
     /// Like [`publish`](Self::publish), for this replica's streams only (a message every
     /// replica sends itself).
     pub(crate) fn publish_local(&self, session: &str, message: &Value) -> bool {
-        self.record(session, message.to_string().into(), true) == Some(true)
+        self.record(session, message.to_string().into(), true) == Recorded::Sent
     }
 
     /// A message another replica could not deliver: sent when the session's stream is open
     /// here.
     pub(crate) fn deliver_relayed(&self, session: &str, data: Arc<str>) -> bool {
-        self.record(session, data, false) == Some(true)
+        self.record(session, data, false) == Recorded::Sent
     }
 
-    /// Records `data` for `session` (creating its state when `create`) and sends it to the
-    /// live stream: `None` when nothing was recorded, else whether a stream took it.
-    fn record(&self, session: &str, data: Arc<str>, create: bool) -> Option<bool> {
+    /// Records `data` for `session` (creating its state when `create`; otherwise only when
+    /// a stream is attached here) and sends it to the attached stream.
+    fn record(&self, session: &str, data: Arc<str>, create: bool) -> Recorded {
         let mut channels = self.lock();
         let channel = if create {
             channels.entry(Arc::from(session)).or_default()
         } else {
-            channels
+            match channels
                 .get_mut(session)
-                .filter(|c| c.live.as_ref().is_some_and(|(_, tx)| !tx.is_closed()))?
+                .filter(|c| c.live.as_ref().is_some_and(|(_, tx)| !tx.is_closed()))
+            {
+                Some(c) => c,
+                None => return Recorded::Nothing,
+            }
         };
         channel.next_id += 1;
         let event = Event {
@@ -150,10 +171,13 @@ impl Streams {
             channel.buffer.pop_front();
         }
         channel.buffer.push_back(event.clone());
-        Some(match &channel.live {
-            Some((_, tx)) => tx.try_send(event).is_ok(),
-            None => false,
-        })
+        match &channel.live {
+            Some((_, tx)) if !tx.is_closed() => match tx.try_send(event) {
+                Ok(()) => Recorded::Sent,
+                Err(_) => Recorded::Full,
+            },
+            _ => Recorded::NoStream,
+        }
     }
 
     /// The sessions with stream state on this replica.

@@ -315,7 +315,7 @@ impl ServerBuilder {
     /// Carries notifications, legacy GET-stream messages and answers to server→client
     /// requests between replicas on `bus` (default: an [`InProcessBus`](crate::notify::InProcessBus)
     /// of this server alone). Replicas behind one load balancer share one bus, for example a
-    /// [`RedisBus`](crate::notify::RedisBus) (feature `redis`) on the Redis of their sessions.
+    /// `mcp::notify::RedisBus` (feature `redis`) on the Redis of their sessions.
     pub fn event_bus(mut self, bus: impl crate::notify::EventBus) -> Self {
         self.notify.bus = Some(std::sync::Arc::new(bus));
         self

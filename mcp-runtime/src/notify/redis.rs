@@ -19,7 +19,7 @@ use super::{BusError, BusMessage, Deliver, EventBus};
 use crate::dispatch::BoxFuture;
 
 /// The default pub/sub channel.
-pub const DEFAULT_CHANNEL: &str = "mcp:events";
+const DEFAULT_CHANNEL: &str = "mcp:events";
 
 /// An [`EventBus`] on Redis pub/sub, shared by every replica connected to the same Redis
 /// and channel. Cheap to clone; the subscription ends when the last clone is dropped.
@@ -50,7 +50,7 @@ impl std::fmt::Debug for RedisBus {
 }
 
 impl RedisBus {
-    /// Connects to the Redis at `url` and subscribes to [`DEFAULT_CHANNEL`].
+    /// Connects to the Redis at `url` and subscribes to the channel `mcp:events`.
     pub async fn connect(url: &str) -> Result<Self, BusError> {
         Self::connect_to_channel(url, DEFAULT_CHANNEL).await
     }

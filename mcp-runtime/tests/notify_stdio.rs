@@ -1,7 +1,8 @@
 //! `subscriptions/listen` over stdio (in-process pipes): the acknowledgement line, stamped
 //! notifications of two listens multiplexed on stdout, `notifications/cancelled` ending one
 //! listen (nothing more for its id), filter errors in-band, an empty honoured subset, and
-//! the legacy era's unsolicited notifications on the same connection kind.
+//! a legacy connection's unsolicited notifications (list changes, and updates of the URIs
+//! its session subscribed to).
 #![allow(missing_docs)]
 
 use std::time::Duration;
@@ -16,6 +17,12 @@ impl Svc {
     /// Echoes.
     pub fn echo(&self, text: String) -> String {
         text
+    }
+
+    /// The stock.
+    #[resource(uri = "stdio://stock")]
+    fn stock(&self) -> String {
+        "3".into()
     }
 }
 
@@ -158,11 +165,13 @@ async fn listens_are_multiplexed_on_stdout_and_cancelled_by_id() {
 }
 
 #[tokio::test]
-async fn legacy_stdio_connections_get_no_listen() {
+async fn legacy_stdio_connections_get_unsolicited_notifications_and_no_listen() {
     let server = mcp::Server::builder(Svc)
         .list_changed(true)
+        .resource_subscriptions(true)
         .build()
         .unwrap();
+    let notifier = server.notifier();
     let mut p = Peer::start(server);
     p.send(
         json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
@@ -170,10 +179,33 @@ async fn legacy_stdio_connections_get_no_listen() {
     )
     .await;
     assert_eq!(
-        p.recv().await["result"]["capabilities"]["tools"],
-        json!({"listChanged": true})
+        p.recv().await["result"]["capabilities"],
+        json!({"logging": {}, "tools": {"listChanged": true},
+               "resources": {"subscribe": true, "listChanged": true}})
     );
     p.send(json!({"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{}}}))
         .await;
     assert_eq!(p.recv().await["error"]["code"], -32601);
+    notifier.tools_changed();
+    assert_eq!(
+        p.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    );
+    // Not subscribed yet: no update.
+    notifier.resource_updated("stdio://stock");
+    p.quiet().await;
+    p.send(json!({"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"stdio://stock"}}))
+        .await;
+    assert_eq!(
+        p.recv().await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+    notifier.resource_updated("stdio://other");
+    notifier.resource_updated("stdio://stock");
+    assert_eq!(
+        p.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "stdio://stock"}})
+    );
+    p.quiet().await;
 }

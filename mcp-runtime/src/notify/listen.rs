@@ -39,6 +39,9 @@ pub(crate) struct Filter {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// Every `resources/updated` (a legacy stdio connection, which checks its session's
+    /// subscriptions itself).
+    all_uris: bool,
 }
 
 impl Filter {
@@ -52,6 +55,7 @@ impl Filter {
             } else {
                 Vec::new()
             },
+            all_uris: false,
         }
     }
 
@@ -64,7 +68,7 @@ impl Filter {
             Change::ToolsListChanged => self.tools,
             Change::PromptsListChanged => self.prompts,
             Change::ResourcesListChanged => self.resources,
-            Change::ResourceUpdated { uri } => self.uris.iter().any(|u| u == uri),
+            Change::ResourceUpdated { uri } => self.all_uris || self.uris.iter().any(|u| u == uri),
         }
     }
 
@@ -93,17 +97,26 @@ fn stamped(method: &str, mut params: JsonObject, id: &Value) -> String {
     json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
 }
 
-fn change_message(change: &Change, id: &Value) -> String {
+/// The notification of `change`: stamped with the listen id, or unsolicited (legacy:
+/// without `params` for list changes).
+fn change_message(change: &Change, id: Option<&Value>) -> String {
     let mut params = JsonObject::new();
     if let Change::ResourceUpdated { uri } = change {
         params.insert("uri".into(), json!(uri));
     }
-    stamped(change.method(), params, id)
+    match id {
+        Some(id) => stamped(change.method(), params, id),
+        None if params.is_empty() => {
+            json!({"jsonrpc": "2.0", "method": change.method()}).to_string()
+        }
+        None => json!({"jsonrpc": "2.0", "method": change.method(), "params": params}).to_string(),
+    }
 }
 
 struct Entry {
     filter: Arc<Filter>,
-    id: Value,
+    /// The listen id (`None`: unsolicited legacy notifications).
+    id: Option<Value>,
     tx: mpsc::Sender<Arc<str>>,
     overflow: Arc<AtomicBool>,
 }
@@ -237,7 +250,7 @@ impl Listeners {
                 key,
                 Entry {
                     filter: Arc::new(filter),
-                    id: id.clone(),
+                    id: Some(id.clone()),
                     tx,
                     overflow: overflow.clone(),
                 },
@@ -255,12 +268,47 @@ impl Listeners {
         })
     }
 
+    /// Registers a legacy stdio connection: every advertised list change and every resource
+    /// update, unsolicited (the connection filters updates by its session's subscriptions).
+    pub(crate) fn open_unsolicited(hub: &Arc<super::Hub>) -> Opened {
+        let can = hub.honourable;
+        let filter = Filter {
+            tools: can.tools,
+            prompts: can.prompts,
+            resources: can.resources,
+            uris: Vec::new(),
+            all_uris: can.subscribe,
+        };
+        let this = &hub.listeners;
+        let (tx, receiver) = mpsc::channel(this.queue);
+        let overflow = Arc::new(AtomicBool::new(false));
+        let key = this.next.fetch_add(1, Ordering::Relaxed);
+        this.lock().insert(
+            key,
+            Entry {
+                filter: Arc::new(filter),
+                id: None,
+                tx,
+                overflow: overflow.clone(),
+            },
+        );
+        Opened {
+            ack: String::new(),
+            empty: false,
+            receiver,
+            overflow,
+            guard: Guard {
+                listeners: Some((hub.clone(), key)),
+            },
+        }
+    }
+
     /// Queues `change` for every listener that asked for it; a listener whose queue is full
     /// is dropped.
     pub(crate) fn dispatch(&self, change: &Change) {
         self.each(|entry| {
             if entry.filter.accepts(change) {
-                vec![change_message(change, &entry.id)]
+                vec![change_message(change, entry.id.as_ref())]
             } else {
                 Vec::new()
             }
@@ -286,7 +334,7 @@ impl Listeners {
             }
             changes
                 .iter()
-                .map(|c| change_message(c, &entry.id))
+                .map(|c| change_message(c, entry.id.as_ref()))
                 .collect()
         });
     }
@@ -298,7 +346,7 @@ impl Listeners {
                 match entry.tx.try_send(message.into()) {
                     Ok(()) => {}
                     Err(mpsc::error::TrySendError::Full(_)) => {
-                        tracing::warn!(id = %entry.id, "dropping a listener that does not read");
+                        tracing::warn!(id = ?entry.id, "dropping a listener that does not read");
                         entry.overflow.store(true, Ordering::Relaxed);
                         return false;
                     }

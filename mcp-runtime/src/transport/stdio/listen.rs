@@ -60,3 +60,45 @@ pub(super) async fn serve(
     });
     handle
 }
+
+/// A legacy connection's unsolicited notifications (§25.1): every advertised list change,
+/// and `resources/updated` for the URIs its session subscribed to, as lines at any time
+/// after `initialize`. Runs until aborted (end of input, another `initialize`).
+pub(super) fn unsolicited(
+    server: &Server,
+    link: &Arc<Link>,
+    session: Option<Arc<str>>,
+) -> AbortHandle {
+    let opened = Listeners::open_unsolicited(server.hub());
+    let server = server.clone();
+    let link = Arc::clone(link);
+    tokio::spawn(async move {
+        let mut receiver = opened.receiver;
+        let _guard = opened.guard;
+        while let Some(message) = receiver.recv().await {
+            if message.contains("\"notifications/resources/updated\"")
+                && !subscribed(&server, session.as_deref(), &message).await
+            {
+                continue;
+            }
+            if !link.send_line(message.as_bytes().to_vec()).await {
+                return;
+            }
+        }
+    })
+    .abort_handle()
+}
+
+/// Whether the connection's session subscribed to the URI of `updated`.
+async fn subscribed(server: &Server, session: Option<&str>, updated: &str) -> bool {
+    let Some(session) = session.and_then(|id| server.session_handle(id)) else {
+        return false;
+    };
+    let uri = serde_json::from_str::<Value>(updated)
+        .ok()
+        .and_then(|m| m["params"]["uri"].as_str().map(str::to_owned));
+    match (uri, crate::dispatch::subscriptions(&session).await) {
+        (Some(uri), Ok(uris)) => uris.contains(&uri),
+        _ => false,
+    }
+}

@@ -245,7 +245,7 @@ async fn serve(
         }
     }
     link.close_input();
-    for listen in conn.listens.drain(..) {
+    for listen in conn.listens.drain(..).chain(conn.unsolicited.take()) {
         listen.abort();
     }
     if closed.is_cancelled() {
@@ -314,6 +314,8 @@ struct Connection {
     parts: Arc<http::request::Parts>,
     /// The open `subscriptions/listen` tasks, stopped when the input ends.
     listens: Vec<tokio::task::AbortHandle>,
+    /// A legacy connection's unsolicited notifications.
+    unsolicited: Option<tokio::task::AbortHandle>,
 }
 
 impl Connection {
@@ -327,6 +329,7 @@ impl Connection {
             pin: Pin::Open,
             parts: Arc::new(parts),
             listens: Vec::new(),
+            unsolicited: None,
         }
     }
 
@@ -561,6 +564,14 @@ impl Connection {
             let session = self
                 .create_session(version, serde_json::to_value(&params.capabilities))
                 .await;
+            if let Some(previous) = self.unsolicited.take() {
+                previous.abort();
+            }
+            self.unsolicited = Some(listen::unsolicited(
+                &self.server,
+                &self.link,
+                session.clone(),
+            ));
             self.pin = Pin::Legacy(Arc::new(LegacyState {
                 version: version.into(),
                 capabilities: Arc::new(params.capabilities),

@@ -97,26 +97,33 @@ fn stamped(method: &str, mut params: JsonObject, id: &Value) -> String {
     json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
 }
 
-/// The notification of `change`: stamped with the listen id, or unsolicited (legacy:
-/// without `params` for list changes).
-fn change_message(change: &Change, id: Option<&Value>) -> String {
-    let mut params = JsonObject::new();
-    if let Change::ResourceUpdated { uri } = change {
-        params.insert("uri".into(), json!(uri));
-    }
-    match id {
-        Some(id) => stamped(change.method(), params, id),
-        None if params.is_empty() => {
-            json!({"jsonrpc": "2.0", "method": change.method()}).to_string()
+/// The notification of `change`: stamped with the listen id (`id`, as JSON text), or
+/// unsolicited (legacy: without `params` for list changes). Built by concatenation: a
+/// change goes to every listener, each with its own id.
+fn change_message(change: &Change, id: Option<&str>) -> String {
+    let method = change.method();
+    let uri = match change {
+        Change::ResourceUpdated { uri } => Some(Value::from(uri.as_str()).to_string()),
+        _ => None,
+    };
+    match (id, uri) {
+        (Some(id), Some(uri)) => format!(
+            r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"uri":{uri},"_meta":{{"{SUBSCRIPTION_ID}":{id}}}}}}}"#
+        ),
+        (Some(id), None) => format!(
+            r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"{SUBSCRIPTION_ID}":{id}}}}}}}"#
+        ),
+        (None, Some(uri)) => {
+            format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"uri":{uri}}}}}"#)
         }
-        None => json!({"jsonrpc": "2.0", "method": change.method(), "params": params}).to_string(),
+        (None, None) => format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#),
     }
 }
 
 struct Entry {
     filter: Arc<Filter>,
-    /// The listen id (`None`: unsolicited legacy notifications).
-    id: Option<Value>,
+    /// The listen id as JSON text (`None`: unsolicited legacy notifications).
+    id: Option<String>,
     tx: mpsc::Sender<Arc<str>>,
     overflow: Arc<AtomicBool>,
 }
@@ -250,7 +257,7 @@ impl Listeners {
                 key,
                 Entry {
                     filter: Arc::new(filter),
-                    id: Some(id.clone()),
+                    id: Some(id.to_string()),
                     tx,
                     overflow: overflow.clone(),
                 },
@@ -308,7 +315,7 @@ impl Listeners {
     pub(crate) fn dispatch(&self, change: &Change) {
         self.each(|entry| {
             if entry.filter.accepts(change) {
-                vec![change_message(change, entry.id.as_ref())]
+                vec![change_message(change, entry.id.as_deref())]
             } else {
                 Vec::new()
             }
@@ -334,7 +341,7 @@ impl Listeners {
             }
             changes
                 .iter()
-                .map(|c| change_message(c, entry.id.as_ref()))
+                .map(|c| change_message(c, entry.id.as_deref()))
                 .collect()
         });
     }
@@ -446,16 +453,28 @@ mod tests {
 
     #[test]
     fn messages_are_stamped_with_the_listen_id() {
-        let m = change_message(
-            &Change::ResourceUpdated {
-                uri: "a://x".into(),
-            },
-            &json!("listen:0"),
+        let updated = Change::ResourceUpdated {
+            uri: "a://\"quoted\"\n".into(),
+        };
+        let parse = |m: String| serde_json::from_str::<Value>(&m).unwrap();
+        assert_eq!(
+            parse(change_message(&updated, Some(r#""listen:0""#))),
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                   "params": {"uri": "a://\"quoted\"\n", "_meta": {SUBSCRIPTION_ID: "listen:0"}}})
         );
         assert_eq!(
-            serde_json::from_str::<Value>(&m).unwrap(),
+            parse(change_message(&Change::ToolsListChanged, Some("7"))),
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                   "params": {"_meta": {SUBSCRIPTION_ID: 7}}})
+        );
+        assert_eq!(
+            parse(change_message(&updated, None)),
             json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
-                   "params": {"uri": "a://x", "_meta": {SUBSCRIPTION_ID: "listen:0"}}})
+                   "params": {"uri": "a://\"quoted\"\n"}})
+        );
+        assert_eq!(
+            parse(change_message(&Change::PromptsListChanged, None)),
+            json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
         );
     }
 }

@@ -721,3 +721,22 @@ async fn a_modern_input_required_flow_continues_on_another_replica_with_shared_k
         "Invalid or expired requestState"
     );
 }
+
+#[tokio::test]
+async fn close_streams_ends_listens_with_the_graceful_result() {
+    let peer = Peer::new(library());
+    let mut sse = peer.listen(json!({"toolsListChanged": true})).await;
+    let ack = sse.next().await.unwrap();
+    peer.server.notifier().tools_changed();
+    peer.server.close_streams();
+    // What was queued comes first, then the result, then the end.
+    assert_eq!(
+        sse.next().await.unwrap()["method"],
+        "notifications/tools/list_changed"
+    );
+    let end = sse.next().await.unwrap();
+    assert_eq!(end["id"], ack["params"]["_meta"][SUB]);
+    assert_eq!(end["result"]["resultType"], "complete");
+    assert_eq!(sse.next().await, None);
+    assert_eq!(peer.server.notifier().listener_count(), 0);
+}

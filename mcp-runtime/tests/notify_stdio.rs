@@ -89,7 +89,7 @@ async fn listens_are_multiplexed_on_stdout_and_cancelled_by_id() {
         .build()
         .unwrap();
     let notifier = server.notifier();
-    let mut p = Peer::start(server);
+    let mut p = Peer::start(server.clone());
     p.send(listen("listen:0", json!({"toolsListChanged": true})))
         .await;
     assert_eq!(
@@ -146,6 +146,15 @@ async fn listens_are_multiplexed_on_stdout_and_cancelled_by_id() {
     let end = p.recv().await;
     assert_eq!(end["id"], "listen:2");
     assert_eq!(end["result"]["resultType"], "complete");
+    // The server closes its streams: listen:1 ends with its graceful result.
+    server.close_streams();
+    assert_eq!(
+        p.recv().await,
+        json!({"jsonrpc": "2.0", "id": "listen:1", "result": {"resultType": "complete",
+               "_meta": {SUB: "listen:1",
+                         "io.modelcontextprotocol/serverInfo": {"name": "stdio-notify", "version": "1.0.0"}}}})
+    );
+    assert_eq!(notifier.listener_count(), 0);
     // The input ends: the listens stop.
     drop(p.input);
     let mut rest = String::new();

@@ -227,12 +227,14 @@ impl Server {
         self.inner.sessions.as_ref()
     }
 
-    /// Ends every standalone SSE stream now; requests keep being served. Shutdown does not
+    /// Ends every standalone SSE stream now, and every `subscriptions/listen` stream with
+    /// its graceful result (HTTP and stdio); requests keep being served. Shutdown does not
     /// need it: [`HttpServer`](crate::HttpServer) and
     /// [`McpService::with_shutdown`](crate::McpService::with_shutdown) end the streams by
     /// themselves.
     pub fn close_streams(&self) {
         self.inner.streams.close_all();
+        self.inner.hub.listeners.close_all();
     }
 
     /// The authentication layer of a protected service.

@@ -126,6 +126,7 @@ struct Entry {
     id: Option<String>,
     tx: mpsc::Sender<Arc<str>>,
     overflow: Arc<AtomicBool>,
+    closed: Arc<AtomicBool>,
 }
 
 /// The open listeners of one server.
@@ -146,6 +147,8 @@ pub(crate) struct Opened {
     pub(crate) receiver: mpsc::Receiver<Arc<str>>,
     /// Set when the listener was dropped for not reading.
     pub(crate) overflow: Arc<AtomicBool>,
+    /// Set when the server ended the listener gracefully ([`Listeners::close_all`]).
+    pub(crate) closed: Arc<AtomicBool>,
     /// Unregisters the listener when dropped.
     pub(crate) guard: Guard,
 }
@@ -243,6 +246,7 @@ impl Listeners {
         );
         let (tx, receiver) = mpsc::channel(this.queue);
         let overflow = Arc::new(AtomicBool::new(false));
+        let closed = Arc::new(AtomicBool::new(false));
         let empty = filter.is_empty();
         let guard = if empty {
             Guard { listeners: None }
@@ -260,6 +264,7 @@ impl Listeners {
                     id: Some(id.to_string()),
                     tx,
                     overflow: overflow.clone(),
+                    closed: closed.clone(),
                 },
             );
             Guard {
@@ -271,6 +276,7 @@ impl Listeners {
             empty,
             receiver,
             overflow,
+            closed,
             guard,
         })
     }
@@ -289,6 +295,7 @@ impl Listeners {
         let this = &hub.listeners;
         let (tx, receiver) = mpsc::channel(this.queue);
         let overflow = Arc::new(AtomicBool::new(false));
+        let closed = Arc::new(AtomicBool::new(false));
         let key = this.next.fetch_add(1, Ordering::Relaxed);
         this.lock().insert(
             key,
@@ -297,6 +304,7 @@ impl Listeners {
                 id: None,
                 tx,
                 overflow: overflow.clone(),
+                closed: closed.clone(),
             },
         );
         Opened {
@@ -304,10 +312,23 @@ impl Listeners {
             empty: false,
             receiver,
             overflow,
+            closed,
             guard: Guard {
                 listeners: Some((hub.clone(), key)),
             },
         }
+    }
+
+    /// Ends every `subscriptions/listen` stream gracefully: each gets what is queued, then
+    /// the graceful result (legacy stdio connections keep their notifications).
+    pub(crate) fn close_all(&self) {
+        self.lock().retain(|_, entry| {
+            if entry.id.is_none() {
+                return true;
+            }
+            entry.closed.store(true, Ordering::Relaxed);
+            false
+        });
     }
 
     /// Queues `change` for every listener that asked for it; a listener whose queue is full

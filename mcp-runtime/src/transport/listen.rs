@@ -1,6 +1,7 @@
 //! `subscriptions/listen` over Streamable HTTP: a `200 text/event-stream` response carrying
 //! the acknowledgement, then the listener's notifications, a `: keepalive` comment every
-//! 15 s, and at the end the graceful result (the serving stops, or nothing was honoured) or
+//! 15 s, and at the end the graceful result (the serving stops, [`Server::close_streams`],
+//! or nothing was honoured) or
 //! the error of a listener dropped for not reading. A refused listen is answered in-band
 //! (HTTP 200, JSON), as the TypeScript server does.
 
@@ -27,6 +28,7 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 struct Live {
     receiver: mpsc::Receiver<std::sync::Arc<str>>,
     overflow: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    closed: std::sync::Arc<std::sync::atomic::AtomicBool>,
     _guard: Guard,
     closing: Pin<Box<dyn Future<Output = ()> + Send>>,
     tick: tokio::time::Interval,
@@ -69,6 +71,7 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
         State::Live(Box::new(Live {
             receiver: opened.receiver,
             overflow: opened.overflow,
+            closed: opened.closed,
             _guard: opened.guard,
             closing: Box::pin(closing.wait()),
             tick: tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE),
@@ -86,6 +89,9 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
                         Some(m) => Some((frame(&m), State::Live(live))),
                         None if live.overflow.load(Ordering::Relaxed) => {
                             Some((frame(&live.overflow_error), State::Done))
+                        }
+                        None if live.closed.load(Ordering::Relaxed) => {
+                            Some((frame(&live.result), State::Done))
                         }
                         None => None,
                     },

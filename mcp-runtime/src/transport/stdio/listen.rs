@@ -37,6 +37,7 @@ pub(super) async fn serve(
         return None;
     }
     let overflow_error = listen::overflow_error(&id, hub.listeners.queue());
+    let result = listen::graceful_result(&id, hub.server_info_meta());
     let link = Arc::clone(link);
     let key = request.id.clone();
     let mut handle = None;
@@ -51,6 +52,8 @@ pub(super) async fn serve(
             }
             if opened.overflow.load(Ordering::Relaxed) {
                 link.send_line(overflow_error.into_bytes()).await;
+            } else if opened.closed.load(Ordering::Relaxed) {
+                link.send_line(result.into_bytes()).await;
             }
             link.finished(&key);
         })

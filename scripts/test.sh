@@ -19,6 +19,7 @@ need node "Node.js, for the TypeScript peers and the conformance suite"
 need npm "npm, installs the pinned TypeScript peers"
 need python3 "Python 3 with its venv module, for the Python peer (Debian: apt-get install python3 python3-venv)"
 need chromium "Chromium, for the browser test (Debian: apt-get install chromium)"
+need haproxy "HAProxy, for the cluster test (Debian: apt-get install haproxy)"
 if [ -z "${MCP_TEST_REDIS_URL:-}" ]; then
     need redis-server "Redis, for the Redis session store tests (Debian: apt-get install redis-server), or set MCP_TEST_REDIS_URL"
 fi

@@ -14,6 +14,7 @@ pub mod conformance_features;
 pub mod crypto;
 pub mod echo;
 pub mod files;
+pub mod inventory;
 pub mod llm_loop;
 pub mod loadgen;
 pub mod notes;

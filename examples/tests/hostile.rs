@@ -16,7 +16,8 @@
 //! rebinding, preflights), legacy sessions, request state, OAuth tokens, and identity
 //! binding (request state under listener authentication, identities that differ only in a
 //! separator character on the in-memory and the Redis store, tokens that name nobody,
-//! `crit` and private JWT header members, scopes split on spaces only).
+//! `crit` and private JWT header members, scopes split on spaces only), and change
+//! notifications (`subscriptions/listen` filters and cap, resource subscriptions).
 //!
 //! Adding a case: add one line to the theme's table,
 //! `case("what it is", &server, request, Expect::Rpc(400, -32600))`. Build the request with
@@ -3935,4 +3936,106 @@ async fn context_traffic() {
         ));
     }
     run("context traffic", &[t], cases).await;
+}
+
+/// A service with change notifications: list changes advertised, resource subscriptions.
+struct Watched;
+
+#[mcp::service(name = "watched", version = "1.0.0")]
+impl Watched {
+    /// Echo `text` back.
+    pub fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// The stock.
+    #[resource(uri = "watched://stock")]
+    fn stock(&self) -> String {
+        "3".into()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_notifications() {
+    let watched = || {
+        mcp::Server::builder(Watched)
+            .list_changed(true)
+            .resource_subscriptions(true)
+    };
+    let mut open = Srv::new(serve(watched()).await, Eras::Both);
+    open.session = Some(open_session(open.addr, None).await);
+    let full = Srv::new(serve(watched().max_listeners(0)).await, Eras::Both);
+    let (w, f) = (&open, &full);
+    let session = open.session.clone().expect("a session");
+    let listen = |notifications: Option<Value>| {
+        let params = match notifications {
+            Some(n) => json!({"notifications": n}),
+            None => json!({}),
+        };
+        modern("subscriptions/listen", params)
+    };
+    let subscribe = |uri: &str| {
+        legacy_call("resources/subscribe", json!({"uri": uri})).with("Mcp-Session-Id", &session)
+    };
+    let invalid = Expect::Rpc(200, -32602);
+    let cases = vec![
+        case("listen: no filter", w, listen(None), invalid),
+        case(
+            "listen: a null filter",
+            w,
+            listen(Some(Value::Null)),
+            invalid,
+        ),
+        case(
+            "listen: an array filter",
+            w,
+            listen(Some(json!([]))),
+            invalid,
+        ),
+        case(
+            "listen: a string where a boolean goes",
+            w,
+            listen(Some(json!({"toolsListChanged": "yes"}))),
+            invalid,
+        ),
+        case(
+            "listen: a number among the subscribed URIs",
+            w,
+            listen(Some(
+                json!({"resourceSubscriptions": ["watched://stock", 7]}),
+            )),
+            invalid,
+        ),
+        case(
+            "listen: one more than the listener cap",
+            f,
+            listen(Some(json!({"toolsListChanged": true}))),
+            Expect::Rpc(200, -32603),
+        ),
+        case(
+            "listen: on the legacy era",
+            w,
+            legacy_call("subscriptions/listen", json!({"notifications": {}})),
+            Expect::Rpc(200, -32601),
+        ),
+        case(
+            "subscribe: a URI the service does not have (accepted, as by TypeScript)",
+            w,
+            subscribe("watched://nowhere"),
+            Expect::Ok,
+        ),
+        case(
+            "subscribe: an oversized URI",
+            w,
+            subscribe(&format!("watched://{}", "x".repeat(9000))),
+            invalid,
+        ),
+        case(
+            "subscribe: on the modern era",
+            w,
+            modern("resources/subscribe", json!({"uri": "watched://stock"})),
+            Expect::Rpc(404, -32601),
+        ),
+    ];
+    run("change notifications", &[w, f], cases).await;
 }

@@ -10,6 +10,7 @@ pub mod client;
 pub mod diagnostics;
 pub mod dispatch;
 mod error;
+pub mod notify;
 pub mod protocol;
 pub mod schema;
 pub mod session;
@@ -42,6 +43,7 @@ pub use mcp_derive::Form;
 /// parameters [`attributes::argument`] and [`attributes::http_header`]; the compile-time rules:
 /// [`diagnostics`].
 pub use mcp_derive::service;
+pub use notify::{EventBus, Notifier};
 pub use protocol::{
     CacheScope, CallToolParams, CallToolResponse, CallToolResult, Content, Implementation,
     InputRequiredResult, ListToolsResult, Tool, ToolAnnotations,

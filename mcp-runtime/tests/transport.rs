@@ -339,13 +339,7 @@ async fn initialize_with_modern_header_is_32020() {
 #[tokio::test]
 async fn modern_unknown_methods_are_404_32601() {
     let app = router();
-    for method in [
-        "ping",
-        "initialize",
-        "subscriptions/listen",
-        "logging/setLevel",
-        "no/such",
-    ] {
+    for method in ["ping", "initialize", "logging/setLevel", "no/such"] {
         let r = send(
             &app,
             modern_request(&modern_body(json!(11), method, Value::Null)),
@@ -353,6 +347,13 @@ async fn modern_unknown_methods_are_404_32601() {
         .await;
         r.assert_error(404, -32601, json!(11));
     }
+    // `subscriptions/listen` exists (tests/notify.rs): without a filter it is -32602, in-band.
+    let r = send(
+        &app,
+        modern_request(&modern_body(json!(11), "subscriptions/listen", Value::Null)),
+    )
+    .await;
+    r.assert_error(200, -32602, json!(11));
 }
 
 #[tokio::test]

@@ -86,6 +86,7 @@ pub struct ServerBuilder {
     handler: Box<dyn ServiceHandler>,
     config: ServiceConfig,
     store: Option<DynSessionStore>,
+    notify: crate::notify::Settings,
     #[cfg(feature = "oauth")]
     auth: Option<crate::auth::AuthConfig>,
 }
@@ -106,6 +107,7 @@ impl ServerBuilder {
             handler,
             config: ServiceConfig::new("", ""),
             store: None,
+            notify: crate::notify::Settings::default(),
             #[cfg(feature = "oauth")]
             auth: None,
         }
@@ -290,6 +292,51 @@ impl ServerBuilder {
         self
     }
 
+    /// Advertises `listChanged` for tools, and for prompts and resources when the service
+    /// has them (off by default): the server then sends the changes announced through its
+    /// [`Notifier`](crate::notify::Notifier) to legacy sessions and honours them in
+    /// `subscriptions/listen` filters.
+    pub fn list_changed(mut self, on: bool) -> Self {
+        self.notify.list_changed = on;
+        self
+    }
+
+    /// Serves resource subscriptions (`resources.subscribe`: legacy `resources/subscribe`
+    /// and `resources/unsubscribe`, modern `resourceSubscriptions` listen filters) for a
+    /// service with resources, which announces updates with
+    /// [`Notifier::resource_updated`](crate::notify::Notifier::resource_updated). Off by
+    /// default (an advanced service may declare it in its
+    /// [`Features`](crate::Features) instead).
+    pub fn resource_subscriptions(mut self, on: bool) -> Self {
+        self.notify.resource_subscriptions = on;
+        self
+    }
+
+    /// Carries notifications, legacy GET-stream messages and answers to server→client
+    /// requests between replicas on `bus` (default: an [`InProcessBus`](crate::notify::InProcessBus)
+    /// of this server alone). Replicas behind one load balancer share one bus, for example a
+    /// `mcp::notify::RedisBus` (feature `redis`) on the Redis of their sessions.
+    pub fn event_bus(mut self, bus: impl crate::notify::EventBus) -> Self {
+        self.notify.bus = Some(std::sync::Arc::new(bus));
+        self
+    }
+
+    /// Sets how many `subscriptions/listen` streams may be open at once (default
+    /// [`DEFAULT_MAX_LISTENERS`](crate::notify::DEFAULT_MAX_LISTENERS)); one more is refused
+    /// with `-32603 "Subscription limit reached"`.
+    pub fn max_listeners(mut self, listeners: usize) -> Self {
+        self.notify.max_listeners = listeners;
+        self
+    }
+
+    /// Sets how many notifications may wait for one listener that does not read (default
+    /// [`DEFAULT_LISTENER_QUEUE`](crate::notify::DEFAULT_LISTENER_QUEUE)); one more drops the
+    /// listener, whose stream then ends with a `-32603` error.
+    pub fn listener_queue(mut self, notifications: usize) -> Self {
+        self.notify.listener_queue = notifications;
+        self
+    }
+
     /// Protects the service as an OAuth protected resource (RFC 9728): the transport then
     /// publishes protected resource metadata and requires a valid bearer token on the MCP
     /// endpoint. The configuration is checked by [`build`](Self::build).
@@ -368,7 +415,33 @@ impl ServerBuilder {
             logging: Some(Map::new()),
             ..ServerCapabilities::default()
         };
-        self.handler.features().advertise(&mut capabilities);
+        let mut features = self.handler.features();
+        if self.notify.resource_subscriptions {
+            if !features.resources {
+                return Err(Error::Config(
+                    "resource_subscriptions needs a service with resources".into(),
+                ));
+            }
+            features = features.with_resource_subscriptions();
+        }
+        features.advertise(&mut capabilities);
+        if self.notify.list_changed {
+            capabilities.tools = Some(ToolsCapability {
+                list_changed: Some(true),
+            });
+            for cap in [&mut capabilities.resources, &mut capabilities.prompts]
+                .into_iter()
+                .flatten()
+            {
+                cap.insert("listChanged".into(), json!(true));
+            }
+        }
+        let honourable = crate::notify::Honourable {
+            tools: self.notify.list_changed,
+            prompts: self.notify.list_changed && features.prompts,
+            resources: self.notify.list_changed && features.resources,
+            subscribe: features.resource_subscriptions,
+        };
         let discover = DiscoverResult {
             supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
@@ -390,11 +463,21 @@ impl ServerBuilder {
                     .unwrap_or_else(|| DynSessionStore::new(MemoryStore::new())),
             ),
         };
+        let streams: Arc<Streams> = Arc::default();
+        let hub = crate::notify::Hub::new(
+            &self.notify,
+            streams.clone(),
+            sessions.clone(),
+            honourable,
+            server_info_meta.clone(),
+        );
         Ok(Server {
             inner: Arc::new(Inner {
                 signer,
                 sessions,
-                streams: Arc::default(),
+                streams,
+                hub,
+                features,
                 kind: self.handler.kind(),
                 legacy_shape,
                 handler: self.handler,

@@ -44,6 +44,12 @@ impl std::fmt::Debug for RequestContext {
 }
 
 impl RequestContext {
+    /// The [`Notifier`](crate::Notifier) of the server running this handler (`None` outside
+    /// a request): an advanced service announces the changes of its lists through it.
+    pub fn notifier(&self) -> Option<crate::Notifier> {
+        crate::notify::current()
+    }
+
     /// A context for a request of `era` (used by tests and by code that drives a service
     /// without HTTP).
     pub fn new(era: Era, protocol_version: &str, parts: Parts) -> Self {

@@ -132,7 +132,7 @@ impl Server {
         params: Option<JsonObject>,
         cx: RequestContext,
     ) -> Reply {
-        let features = self.inner.handler.features();
+        let features = self.inner.features;
         let modern = cx.era == Era::Modern;
         let absent = match method {
             "resources/list" | "resources/templates/list" | "resources/read" => !features.resources,

@@ -138,6 +138,9 @@ struct Inner {
     signer: Signer,
     sessions: Option<DynSessionStore>,
     streams: Arc<Streams>,
+    hub: Arc<crate::notify::Hub>,
+    /// The handler's features, with the builder's additions.
+    features: Features,
     handler: Box<dyn ServiceHandler>,
     kind: ServiceKind,
     legacy_shape: legacy::LegacyShape,
@@ -224,12 +227,14 @@ impl Server {
         self.inner.sessions.as_ref()
     }
 
-    /// Ends every standalone SSE stream now; requests keep being served. Shutdown does not
+    /// Ends every standalone SSE stream now, and every `subscriptions/listen` stream with
+    /// its graceful result (HTTP and stdio); requests keep being served. Shutdown does not
     /// need it: [`HttpServer`](crate::HttpServer) and
     /// [`McpService::with_shutdown`](crate::McpService::with_shutdown) end the streams by
     /// themselves.
     pub fn close_streams(&self) {
         self.inner.streams.close_all();
+        self.inner.hub.listeners.close_all();
     }
 
     /// The authentication layer of a protected service.
@@ -263,6 +268,16 @@ impl Server {
         )))
     }
 
+    /// The handle that announces changes to this server's clients (on every replica sharing
+    /// its [`event_bus`](ServerBuilder::event_bus)).
+    pub fn notifier(&self) -> crate::notify::Notifier {
+        crate::notify::Notifier::new(self.inner.hub.clone())
+    }
+
+    pub(crate) fn hub(&self) -> &Arc<crate::notify::Hub> {
+        &self.inner.hub
+    }
+
     pub(crate) fn streams(&self) -> &Arc<Streams> {
         &self.inner.streams
     }
@@ -280,6 +295,10 @@ impl Server {
     /// Answers one modern request whose envelope is valid and whose standard headers have
     /// been checked.
     pub(crate) async fn handle_modern(&self, request: Request, cx: RequestContext) -> Reply {
+        crate::notify::scoped(self.notifier(), self.modern(request, cx)).await
+    }
+
+    async fn modern(&self, request: Request, cx: RequestContext) -> Reply {
         match request.method.as_str() {
             "server/discover" => Reply::Ok(self.inner.discover.clone()),
             "tools/list" => self.modern_list_tools(request.params, cx).await,
@@ -291,6 +310,10 @@ impl Server {
 
     /// Answers one legacy request.
     pub(crate) async fn handle_legacy(&self, request: Request, cx: RequestContext) -> Reply {
+        crate::notify::scoped(self.notifier(), self.legacy(request, cx)).await
+    }
+
+    async fn legacy(&self, request: Request, cx: RequestContext) -> Reply {
         match request.method.as_str() {
             "initialize" => self.initialize(request.params),
             "ping" => Reply::result(&json!({})),
@@ -324,9 +347,21 @@ impl Server {
     ) -> Result<ListToolsResult, Reply> {
         let params: ListToolsParams = parse_params(params)?;
         let fut = self.inner.handler.list_tools(params.cursor, cx);
-        guarded(fut)
+        let mut page = guarded(fut)
             .await
-            .map_err(|e| e.unwrap_or_else(internal_error))
+            .map_err(|e| e.unwrap_or_else(internal_error))?;
+        if self.inner.hub.any_disabled() {
+            page.tools.retain(|t| !self.inner.hub.is_disabled(&t.name));
+        }
+        Ok(page)
+    }
+
+    /// A call to a tool disabled at run time is refused like a call to an unknown tool.
+    fn refuse_disabled(&self, tool: &str) -> Option<Reply> {
+        self.inner
+            .hub
+            .is_disabled(tool)
+            .then(|| Reply::from_server_error(&crate::__private::unknown_tool(tool)))
     }
 
     async fn modern_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
@@ -377,6 +412,9 @@ impl Server {
             Ok(p) => p,
             Err(r) => return r,
         };
+        if let Some(refusal) = self.refuse_disabled(&params.name) {
+            return refusal;
+        }
         if let Some(refusal) = self.check_tool_scopes(&params.name, &cx) {
             return refusal;
         }
@@ -463,6 +501,9 @@ impl Server {
             Ok(p) => p,
             Err(r) => return r,
         };
+        if let Some(refusal) = self.refuse_disabled(&params.name) {
+            return refusal;
+        }
         if let Some(refusal) = self.check_tool_scopes(&params.name, &cx) {
             return refusal;
         }

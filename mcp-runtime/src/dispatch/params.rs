@@ -176,6 +176,12 @@ impl PartialEq for Context {
 }
 
 impl Context {
+    /// The [`Notifier`](crate::Notifier) of the server running this handler (`None` outside
+    /// a request): a tool announces changes through it.
+    pub fn notifier(&self) -> Option<crate::Notifier> {
+        crate::notify::current()
+    }
+
     /// The answer to input request `key`: `None` when the client did not answer it (or sent
     /// a shape that is not an elicitation result).
     pub fn elicit_result(&self, key: &str) -> Option<crate::protocol::ElicitResult> {

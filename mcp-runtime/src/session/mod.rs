@@ -21,6 +21,8 @@ use serde_json::Value;
 
 #[cfg(feature = "redis")]
 pub use self::redis::RedisStore;
+#[cfg(feature = "redis")]
+pub(crate) use self::redis::{error_text as redis_error_text, shown_url as redis_shown_url};
 pub use dyn_store::DynSessionStore;
 pub use handle::{HttpSession, SessionError};
 pub use memory::MemoryStore;

@@ -658,6 +658,16 @@ fn redis_error(e: ::redis::RedisError) -> StoreError {
     StoreError::from_source("Redis request failed", e)
 }
 
+/// `url` without its user name and password (for the Redis event bus's messages).
+pub(crate) fn shown_url(url: &str) -> String {
+    redact(url)
+}
+
+/// The text of `e` without any credential of `url` (for the Redis event bus's messages).
+pub(crate) fn error_text(e: ::redis::RedisError, url: &str) -> String {
+    chain(&*scrub(e, url))
+}
+
 /// `url` without its user name and password, for messages.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {

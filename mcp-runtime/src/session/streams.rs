@@ -29,8 +29,29 @@ struct Channel {
     next_id: u64,
 }
 
+/// What [`Streams::record`] did with an event.
+#[derive(Debug, PartialEq, Eq)]
+enum Recorded {
+    /// Sent to the attached stream.
+    Sent,
+    /// Kept for replay; the attached stream's queue is full.
+    Full,
+    /// Kept for replay; no stream is attached here.
+    NoStream,
+    /// Not recorded (no stream attached here).
+    Nothing,
+}
+
 /// The answer a client POSTs to a server→client request.
 pub(crate) type ClientAnswer = Result<Value, crate::protocol::ErrorObject>;
+
+/// Where a replica sends what none of its streams or calls takes (the event bus).
+pub(crate) trait Relay: Send + Sync {
+    /// A message for a session's GET stream that no stream of this replica carries.
+    fn session_message(&self, session: &str, message: &str);
+    /// A client's answer that no call of this replica awaits.
+    fn answer(&self, session: &str, id: &str, answer: ClientAnswer);
+}
 
 /// Server→client requests awaiting an answer, by session and request id.
 type Pending = HashMap<(Arc<str>, String), tokio::sync::oneshot::Sender<ClientAnswer>>;
@@ -46,6 +67,7 @@ pub(crate) struct Streams {
     pub(crate) inflight: Arc<super::resume::Inflight>,
     /// Request streams the server ended early, awaiting `Last-Event-ID` (SSE polling).
     pub(crate) detached: super::resume::DetachedStreams,
+    relay: std::sync::OnceLock<Arc<dyn Relay>>,
 }
 
 /// Why a standalone stream was not opened.
@@ -89,11 +111,57 @@ impl Streams {
         self.channels.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Records `message` for the session and sends it to the connected stream, if any.
+    /// Sets where messages and answers go that nothing of this replica takes.
+    pub(crate) fn set_relay(&self, relay: Arc<dyn Relay>) {
+        if self.relay.set(relay).is_err() {
+            tracing::debug!("the streams already have a relay");
+        }
+    }
+
+    /// Records `message` for the session and sends it to the connected stream, if any;
+    /// without one here, the relay takes it to the replica holding the session's stream.
     pub(crate) fn publish(&self, session: &str, message: &Value) -> bool {
         let data: Arc<str> = message.to_string().into();
+        match self.record(session, data.clone(), true) {
+            Recorded::Sent => return true,
+            // A stream is attached here but its reader is behind: the event stays in the
+            // replay buffer only (no other replica holds this session's stream).
+            Recorded::Full => return false,
+            Recorded::NoStream | Recorded::Nothing => {}
+        }
+        if let Some(relay) = self.relay.get() {
+            relay.session_message(session, &data);
+        }
+        false
+    }
+
+    /// Like [`publish`](Self::publish), for this replica's streams only (a message every
+    /// replica sends itself).
+    pub(crate) fn publish_local(&self, session: &str, message: &Value) -> bool {
+        self.record(session, message.to_string().into(), true) == Recorded::Sent
+    }
+
+    /// A message another replica could not deliver: sent when the session's stream is open
+    /// here.
+    pub(crate) fn deliver_relayed(&self, session: &str, data: Arc<str>) -> bool {
+        self.record(session, data, false) == Recorded::Sent
+    }
+
+    /// Records `data` for `session` (creating its state when `create`; otherwise only when
+    /// a stream is attached here) and sends it to the attached stream.
+    fn record(&self, session: &str, data: Arc<str>, create: bool) -> Recorded {
         let mut channels = self.lock();
-        let channel = channels.entry(Arc::from(session)).or_default();
+        let channel = if create {
+            channels.entry(Arc::from(session)).or_default()
+        } else {
+            match channels
+                .get_mut(session)
+                .filter(|c| c.live.as_ref().is_some_and(|(_, tx)| !tx.is_closed()))
+            {
+                Some(c) => c,
+                None => return Recorded::Nothing,
+            }
+        };
         channel.next_id += 1;
         let event = Event {
             id: channel.next_id,
@@ -104,9 +172,17 @@ impl Streams {
         }
         channel.buffer.push_back(event.clone());
         match &channel.live {
-            Some((_, tx)) => tx.try_send(event).is_ok(),
-            None => false,
+            Some((_, tx)) if !tx.is_closed() => match tx.try_send(event) {
+                Ok(()) => Recorded::Sent,
+                Err(_) => Recorded::Full,
+            },
+            _ => Recorded::NoStream,
         }
+    }
+
+    /// The sessions with stream state on this replica.
+    pub(crate) fn local_sessions(&self) -> Vec<Arc<str>> {
+        self.lock().keys().cloned().collect()
     }
 
     /// Attaches the standalone stream of `session`, replaying the buffered events after
@@ -181,8 +257,23 @@ impl Streams {
         rx
     }
 
-    /// Delivers a client's answer; `false` when nothing awaited it.
+    /// Delivers a client's answer to the call awaiting it here, or through the relay to
+    /// the replica where it waits; `false` when nothing here awaits it and there is no relay.
     pub(crate) fn answer(&self, session: &str, id: &str, answer: ClientAnswer) -> bool {
+        let key = (Arc::from(session), id.to_owned());
+        let waiting = self.pending_lock().remove(&key);
+        match (waiting, self.relay.get()) {
+            (Some(tx), _) => tx.send(answer).is_ok(),
+            (None, Some(relay)) => {
+                relay.answer(session, id, answer);
+                true
+            }
+            (None, None) => false,
+        }
+    }
+
+    /// Delivers an answer relayed by another replica, if a call here awaits it.
+    pub(crate) fn answer_local(&self, session: &str, id: &str, answer: ClientAnswer) -> bool {
         let key = (Arc::from(session), id.to_owned());
         match self.pending_lock().remove(&key) {
             Some(tx) => tx.send(answer).is_ok(),

@@ -9,6 +9,7 @@
 
 pub(crate) mod classify;
 mod gate;
+mod listen;
 mod listener;
 mod outbound;
 mod service;
@@ -256,6 +257,9 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
     }
     match route {
         Route::Reject(reply) => reply_response(&request.id, reply, &parts.headers),
+        Route::Modern(_) if request.method == "subscriptions/listen" => {
+            listen::serve(server, request, &parts)
+        }
         Route::Modern(envelope) => {
             let envelope = *envelope;
             let cx = RequestContext {

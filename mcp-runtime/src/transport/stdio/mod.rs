@@ -35,6 +35,7 @@
 
 pub(crate) mod frame;
 mod link;
+mod listen;
 mod output;
 
 use std::panic::AssertUnwindSafe;
@@ -244,6 +245,9 @@ async fn serve(
         }
     }
     link.close_input();
+    for listen in conn.listens.drain(..).chain(conn.unsolicited.take()) {
+        listen.abort();
+    }
     if closed.is_cancelled() {
         link.abort_all();
     }
@@ -308,6 +312,10 @@ struct Connection {
     permits: Arc<Semaphore>,
     pin: Pin,
     parts: Arc<http::request::Parts>,
+    /// The open `subscriptions/listen` tasks, stopped when the input ends.
+    listens: Vec<tokio::task::AbortHandle>,
+    /// A legacy connection's unsolicited notifications.
+    unsolicited: Option<tokio::task::AbortHandle>,
 }
 
 impl Connection {
@@ -320,6 +328,8 @@ impl Connection {
             permits,
             pin: Pin::Open,
             parts: Arc::new(parts),
+            listens: Vec::new(),
+            unsolicited: None,
         }
     }
 
@@ -439,6 +449,13 @@ impl Connection {
                 return;
             }
             Route::Initialize => return self.initialize(request).await,
+            Route::Modern(_) if request.method == "subscriptions/listen" => {
+                self.listens.retain(|h| !h.is_finished());
+                if let Some(h) = listen::serve(&self.server, &self.link, request).await {
+                    self.listens.push(h);
+                }
+                return;
+            }
             Route::Modern(envelope) => {
                 modern_level = envelope.log_level.as_deref().and_then(LogLevel::parse);
                 RequestContext {
@@ -547,6 +564,14 @@ impl Connection {
             let session = self
                 .create_session(version, serde_json::to_value(&params.capabilities))
                 .await;
+            if let Some(previous) = self.unsolicited.take() {
+                previous.abort();
+            }
+            self.unsolicited = Some(listen::unsolicited(
+                &self.server,
+                &self.link,
+                session.clone(),
+            ));
             self.pin = Pin::Legacy(Arc::new(LegacyState {
                 version: version.into(),
                 capabilities: Arc::new(params.capabilities),

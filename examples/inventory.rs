@@ -1,0 +1,47 @@
+//! The inventory service (change notifications), ready to run as one of several replicas:
+//! `cargo run --example inventory --features redis`.
+//!
+//! - `MCP_ADDR`: the address to bind, as for every example;
+//! - `MCP_REPLICA`: this replica's name, which the `replica` tool returns (default
+//!   `inventory`);
+//! - `MCP_REDIS_URL` (feature `redis`): when set, legacy sessions live in this Redis and the
+//!   replicas' event bus is its pub/sub (`MCP_REDIS_PREFIX` names the session key prefix and
+//!   the bus channel, default `mcp-inventory`);
+//! - `MCP_STATE_KEY`: the request-state signing key (at least 32 bytes), the same on every
+//!   replica so a modern `input_required` flow may continue on any of them;
+//! - `MCP_ALLOWED_HOSTS`: extra `Host` values to accept (comma-separated), such as the load
+//!   balancer's `host:port`.
+//!
+//! `scripts/cluster.sh` starts Redis, two replicas and HAProxy in front of them.
+
+use mcp_examples::inventory::Inventory;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let name = std::env::var("MCP_REPLICA").unwrap_or_else(|_| "inventory".into());
+    let mut server = Inventory::new(name).builder();
+    if let Ok(key) = std::env::var("MCP_STATE_KEY") {
+        server = server.request_state_keys([key.into_bytes()]);
+    }
+    if let Ok(hosts) = std::env::var("MCP_ALLOWED_HOSTS") {
+        server = server.allowed_hosts(
+            hosts
+                .split(',')
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    #[cfg(feature = "redis")]
+    if let Ok(url) = std::env::var("MCP_REDIS_URL") {
+        use std::sync::Arc;
+        let prefix = std::env::var("MCP_REDIS_PREFIX").unwrap_or_else(|_| "mcp-inventory".into());
+        let store = mcp::session::RedisStore::connect(&url)
+            .await?
+            .with_prefix(prefix.clone());
+        let bus =
+            mcp::notify::RedisBus::connect_to_channel(&url, &format!("{prefix}:events")).await?;
+        server = server.session_store(Arc::new(store)).event_bus(bus);
+    }
+    mcp_examples::serve(server).await?;
+    Ok(())
+}

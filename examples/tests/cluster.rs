@@ -1,0 +1,298 @@
+//! A real cluster: `scripts/cluster.sh` starts a throwaway Redis, two replicas of the
+//! inventory example (sessions and event bus in Redis, one request-state key) and HAProxy
+//! in front (round-robin, nothing sticky); the TypeScript v2 client (`interop/notify.mjs`)
+//! drives it through HAProxy in both eras:
+//!
+//! - legacy: the session's requests alternate between replicas and its counter keeps
+//!   counting; `tools/list_changed` and `resources/updated` raised on either replica reach
+//!   the GET stream within 1 s; elicitations complete, at least one with its answer POSTed
+//!   to the replica that did not ask (seen in that replica's log);
+//! - modern: a listen stream hears changes raised on both replicas within 1 s, and an
+//!   `input_required` round continues on the other replica (shared request-state key);
+//! - then replica `a` is killed: the session goes on, served by `b`, its counter intact.
+//!
+//! Needs redis-server, haproxy (Debian packages) and `npm ci` in `interop/`; fails, never
+//! skips, without them. Built with `--features mcp-examples/redis` (the replicas need it).
+
+mod interop_support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use interop_support::{example_binary, interop_dir, node, repo_root};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// The cluster script, running; stopped (with everything it started) when dropped.
+struct Cluster {
+    child: Child,
+    _stdin: ChildStdin,
+    url: String,
+    replicas: Vec<(String, u32)>,
+    logs: std::path::PathBuf,
+}
+
+impl Cluster {
+    async fn start() -> Self {
+        let logs = std::env::temp_dir().join(format!("mcp-cluster-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&logs);
+        let mut child = Command::new(repo_root().join("scripts/cluster.sh"))
+            .env("MCP_CLUSTER_BIN", example_binary("inventory"))
+            .env("MCP_CLUSTER_LOGS", &logs)
+            .env("RUST_LOG", "warn,mcp::notify=debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("scripts/cluster.sh runs");
+        let stdin = child.stdin.take().expect("stdin");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let mut replicas = Vec::new();
+        let url = loop {
+            let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await;
+            let line = match line {
+                Ok(Ok(Some(line))) => line,
+                other => {
+                    let mut err = String::new();
+                    if let Some(mut e) = child.stderr.take() {
+                        use tokio::io::AsyncReadExt as _;
+                        let _ = tokio::time::timeout(
+                            Duration::from_secs(2),
+                            e.read_to_string(&mut err),
+                        )
+                        .await;
+                    }
+                    panic!("scripts/cluster.sh did not start the cluster ({other:?}):\n{err}");
+                }
+            };
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["replica", name, pid, _url] => {
+                    replicas.push(((*name).to_owned(), pid.parse().expect("a pid")));
+                }
+                ["cluster", url] => break (*url).to_owned(),
+                _ => {}
+            }
+        };
+        assert_eq!(replicas.len(), 2, "two replicas");
+        Self {
+            child,
+            _stdin: stdin,
+            url,
+            replicas,
+            logs,
+        }
+    }
+
+    fn log(&self, replica: &str) -> String {
+        std::fs::read_to_string(self.logs.join(format!("{replica}.err"))).unwrap_or_default()
+    }
+
+    /// Kills replica `name` (SIGKILL: no graceful anything).
+    fn kill(&self, name: &str) {
+        let pid = self
+            .replicas
+            .iter()
+            .find(|(n, _)| n == name)
+            .expect("a replica")
+            .1;
+        let status = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "killed replica {name}");
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
+        let _ = std::fs::remove_dir_all(&self.logs);
+    }
+}
+
+/// The TypeScript peer in `--pause` mode.
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    events: Vec<Value>,
+}
+
+impl Peer {
+    fn start(url: &str, mode: &str) -> Self {
+        let mut child = Command::new(node())
+            .args(["notify.mjs", url, "--mode", mode, "--pause"])
+            .current_dir(interop_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("node runs");
+        let stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Self {
+            child,
+            stdin,
+            lines,
+            events: Vec::new(),
+        }
+    }
+
+    /// Reads events up to (and including) `until`.
+    async fn read_until(&mut self, until: &str) {
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(60), self.lines.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no `{until}` within 60 s: {:#?}", self.events));
+            let Ok(Some(line)) = line else {
+                panic!("the peer ended before `{until}`: {:#?}", self.events);
+            };
+            let event: Value = serde_json::from_str(&line).expect("a JSON line");
+            let kind = event["event"].as_str().unwrap_or_default().to_owned();
+            self.events.push(event);
+            assert_ne!(kind, "error", "the peer failed: {:#?}", self.events);
+            if kind == until {
+                return;
+            }
+        }
+    }
+
+    async fn resume(&mut self) {
+        self.stdin
+            .write_all(b"go\n")
+            .await
+            .expect("write to the peer");
+        self.read_until("done").await;
+        let status = tokio::time::timeout(Duration::from_secs(20), self.child.wait())
+            .await
+            .expect("the peer exits")
+            .expect("status");
+        assert!(status.success(), "{:#?}", self.events);
+    }
+
+    fn of(&self, kind: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["event"] == kind).collect()
+    }
+}
+
+/// Both notifications arrived within 1 s of the call that raised them, raised on both
+/// replicas (the calls alternate); the names of the replicas that raised them.
+fn check_notifications(peer: &Peer) {
+    let called: Vec<String> = peer
+        .of("called")
+        .iter()
+        .map(|c| {
+            c["text"]
+                .as_str()
+                .unwrap()
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(called.len(), 2, "{:#?}", peer.events);
+    assert_ne!(
+        called[0], called[1],
+        "raised on both replicas: {:#?}",
+        peer.events
+    );
+    let notified = peer.of("notified");
+    assert_eq!(notified.len(), 2, "{:#?}", peer.events);
+    assert_eq!(notified[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(notified[1]["method"], "notifications/resources/updated");
+    for n in notified {
+        assert!(
+            n["ms"].as_f64().is_some_and(|ms| ms < 1000.0),
+            "within 1 s: {n}"
+        );
+    }
+}
+
+fn counts(peer: &Peer) -> Vec<(i64, String)> {
+    peer.of("count")
+        .iter()
+        .map(|c| {
+            let text = c["value"].as_str().unwrap();
+            let (n, replica) = text.split_once(" on ").unwrap();
+            (n.parse().unwrap(), replica.to_owned())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_behind_round_robin_haproxy_behave_as_one_server() {
+    let cluster = Cluster::start().await;
+
+    let mut legacy = Peer::start(&cluster.url, "legacy");
+    legacy.read_until("paused").await;
+    let before = counts(&legacy);
+    assert_eq!(
+        before.iter().map(|c| c.0).collect::<Vec<_>>(),
+        [1, 2, 3, 4],
+        "{:#?}",
+        legacy.events
+    );
+    assert!(
+        before.iter().any(|c| c.1 == "a") && before.iter().any(|c| c.1 == "b"),
+        "the session's requests alternate between replicas: {before:?}"
+    );
+    check_notifications(&legacy);
+    let confirmed = legacy.of("confirmed");
+    assert_eq!(confirmed.len(), 2, "{:#?}", legacy.events);
+    for c in &confirmed {
+        assert!(
+            c["text"].as_str().unwrap().starts_with("confirmed true"),
+            "{c}"
+        );
+    }
+
+    let mut modern = Peer::start(&cluster.url, "modern");
+    modern.read_until("paused").await;
+    check_notifications(&modern);
+    let confirmed = modern.of("confirmed");
+    assert_eq!(confirmed.len(), 2, "{:#?}", modern.events);
+    // The `input_required` round was asked by one replica and answered by the other at
+    // least once (the retry follows the round-robin).
+    let crossed = confirmed.iter().any(|c| {
+        let t = c["text"].as_str().unwrap();
+        (t.contains("asked by a") && t.contains("answered on b"))
+            || (t.contains("asked by b") && t.contains("answered on a"))
+    });
+    assert!(crossed, "{:#?}", modern.events);
+
+    // A legacy elicitation answer crossed replicas (the two confirmations differ in parity).
+    let relayed = ["a", "b"]
+        .iter()
+        .any(|r| cluster.log(r).contains("arrived through another replica"));
+    assert!(relayed, "logs:\n{}\n{}", cluster.log("a"), cluster.log("b"));
+
+    // Replica a dies: nothing is lost, b serves the session.
+    cluster.kill("a");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    legacy.resume().await;
+    let after = counts(&legacy);
+    assert_eq!(
+        after.iter().map(|c| c.0).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        "{:#?}",
+        legacy.events
+    );
+    assert!(after[4..].iter().all(|c| c.1 == "b"), "{after:?}");
+    modern.resume().await;
+    let replicas: Vec<&Value> = modern
+        .of("replica")
+        .iter()
+        .filter(|r| r["after"] == "pause")
+        .map(|r| &r["replica"])
+        .collect();
+    assert_eq!(replicas.len(), 4);
+    assert!(replicas.iter().all(|r| *r == "b"), "{replicas:?}");
+}

@@ -1,0 +1,123 @@
+//! `subscriptions/listen` over Streamable HTTP: a `200 text/event-stream` response carrying
+//! the acknowledgement, then the listener's notifications, a `: keepalive` comment every
+//! 15 s, and at the end the graceful result (the serving stops, [`Server::close_streams`],
+//! or nothing was honoured) or
+//! the error of a listener dropped for not reading. A refused listen is answered in-band
+//! (HTTP 200, JSON), as the TypeScript server does.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::stream;
+use http::{HeaderValue, header};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::dispatch::{Reply, Server};
+use crate::notify::listen::{self, Guard, Listeners};
+use crate::protocol::Request;
+
+/// How often an idle listen stream carries a comment.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+struct Live {
+    receiver: mpsc::Receiver<std::sync::Arc<str>>,
+    overflow: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    closed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    _guard: Guard,
+    closing: Pin<Box<dyn Future<Output = ()> + Send>>,
+    tick: tokio::time::Interval,
+    /// The graceful result and the overflow error, sent last.
+    result: String,
+    overflow_error: String,
+}
+
+enum State {
+    Live(Box<Live>),
+    Last(String),
+    Done,
+}
+
+fn frame(json: &str) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+/// Serves one `subscriptions/listen` request whose envelope and headers were checked.
+pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Parts) -> Response {
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    let hub = server.hub();
+    let opened = match Listeners::open(hub, &id, request.params.as_ref()) {
+        Ok(o) => o,
+        Err(error) => {
+            tracing::debug!(message = %error.message, "refusing a listen request");
+            return super::reply_response(&request.id, Reply::in_band(error), &parts.headers);
+        }
+    };
+    let result = listen::graceful_result(&id, hub.server_info_meta());
+    let first = frame(&opened.ack);
+    let state = if opened.empty {
+        State::Last(result)
+    } else {
+        let closing = parts
+            .extensions
+            .get::<super::Closing>()
+            .cloned()
+            .unwrap_or_default();
+        State::Live(Box::new(Live {
+            receiver: opened.receiver,
+            overflow: opened.overflow,
+            closed: opened.closed,
+            _guard: opened.guard,
+            closing: Box::pin(closing.wait()),
+            tick: tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE),
+            result,
+            overflow_error: listen::overflow_error(&id, hub.listeners.queue()),
+        }))
+    };
+    let rest = stream::unfold(state, |state| async move {
+        match state {
+            State::Done => None,
+            State::Last(json) => Some((frame(&json), State::Done)),
+            State::Live(mut live) => {
+                tokio::select! {
+                    message = live.receiver.recv() => match message {
+                        Some(m) => Some((frame(&m), State::Live(live))),
+                        None if live.overflow.load(Ordering::Relaxed) => {
+                            Some((frame(&live.overflow_error), State::Done))
+                        }
+                        None if live.closed.load(Ordering::Relaxed) => {
+                            Some((frame(&live.result), State::Done))
+                        }
+                        None => None,
+                    },
+                    () = &mut live.closing => Some((frame(&live.result), State::Done)),
+                    _ = live.tick.tick() => {
+                        Some((Bytes::from_static(b": keepalive\n\n"), State::Live(live)))
+                    }
+                }
+            }
+        }
+    });
+    let body = stream::once(async move { first })
+        .chain(rest)
+        .map(Ok::<_, std::convert::Infallible>);
+    let mut response = Response::new(Body::from_stream(body));
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+use futures_util::StreamExt as _;

@@ -1,0 +1,107 @@
+//! `subscriptions/listen` on a modern stdio connection: the acknowledgement is a line, the
+//! notifications are lines stamped with the listen id (several listens share stdout), and
+//! `notifications/cancelled` naming the listen id ends it with nothing more written. A
+//! listener dropped for not reading gets its `-32603` error line; when the input ends the
+//! listens stop without a result (as the TypeScript server does on stdin EOF).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde_json::Value;
+use tokio::task::AbortHandle;
+
+use super::link::Link;
+use crate::dispatch::{Reply, Server};
+use crate::notify::listen::{self, Listeners};
+use crate::protocol::Request;
+
+/// Serves one listen request; the handle of its task, if it stays open.
+pub(super) async fn serve(
+    server: &Server,
+    link: &Arc<Link>,
+    request: Request,
+) -> Option<AbortHandle> {
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    let hub = server.hub();
+    let opened = match Listeners::open(hub, &id, request.params.as_ref()) {
+        Ok(o) => o,
+        Err(error) => {
+            link.send_reply(&request.id, &Reply::in_band(error)).await;
+            return None;
+        }
+    };
+    link.send_line(opened.ack.clone().into_bytes()).await;
+    if opened.empty {
+        let result = listen::graceful_result(&id, hub.server_info_meta());
+        link.send_line(result.into_bytes()).await;
+        return None;
+    }
+    let overflow_error = listen::overflow_error(&id, hub.listeners.queue());
+    let result = listen::graceful_result(&id, hub.server_info_meta());
+    let link = Arc::clone(link);
+    let key = request.id.clone();
+    let mut handle = None;
+    link.clone().register(key.clone(), || {
+        let task = tokio::spawn(async move {
+            let mut receiver = opened.receiver;
+            let _guard = opened.guard;
+            while let Some(message) = receiver.recv().await {
+                if !link.send_line(message.as_bytes().to_vec()).await {
+                    return;
+                }
+            }
+            if opened.overflow.load(Ordering::Relaxed) {
+                link.send_line(overflow_error.into_bytes()).await;
+            } else if opened.closed.load(Ordering::Relaxed) {
+                link.send_line(result.into_bytes()).await;
+            }
+            link.finished(&key);
+        })
+        .abort_handle();
+        handle = Some(task.clone());
+        task
+    });
+    handle
+}
+
+/// A legacy connection's unsolicited notifications (§25.1): every advertised list change,
+/// and `resources/updated` for the URIs its session subscribed to, as lines at any time
+/// after `initialize`. Runs until aborted (end of input, another `initialize`).
+pub(super) fn unsolicited(
+    server: &Server,
+    link: &Arc<Link>,
+    session: Option<Arc<str>>,
+) -> AbortHandle {
+    let opened = Listeners::open_unsolicited(server.hub());
+    let server = server.clone();
+    let link = Arc::clone(link);
+    tokio::spawn(async move {
+        let mut receiver = opened.receiver;
+        let _guard = opened.guard;
+        while let Some(message) = receiver.recv().await {
+            if message.contains("\"notifications/resources/updated\"")
+                && !subscribed(&server, session.as_deref(), &message).await
+            {
+                continue;
+            }
+            if !link.send_line(message.as_bytes().to_vec()).await {
+                return;
+            }
+        }
+    })
+    .abort_handle()
+}
+
+/// Whether the connection's session subscribed to the URI of `updated`.
+async fn subscribed(server: &Server, session: Option<&str>, updated: &str) -> bool {
+    let Some(session) = session.and_then(|id| server.session_handle(id)) else {
+        return false;
+    };
+    let uri = serde_json::from_str::<Value>(updated)
+        .ok()
+        .and_then(|m| m["params"]["uri"].as_str().map(str::to_owned));
+    match (uri, crate::dispatch::subscriptions(&session).await) {
+        (Some(uri), Ok(uris)) => uris.contains(&uri),
+        _ => false,
+    }
+}

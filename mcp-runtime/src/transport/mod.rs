@@ -662,39 +662,41 @@ fn is_json_content_type(headers: &HeaderMap) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
-fn accept_values(headers: &HeaderMap) -> impl Iterator<Item = String> + '_ {
+/// The media ranges of the `Accept` headers, without parameters, as sent (compare them with
+/// [`is_media`]: media types are case-insensitive). Allocates nothing: it runs on every
+/// request.
+fn accept_values(headers: &HeaderMap) -> impl Iterator<Item = &str> + '_ {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(|t| {
-            t.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
+        .map(|t| t.split(';').next().unwrap_or("").trim())
+}
+
+/// Whether the media range `t` is one of `names` (lowercase), ignoring ASCII case.
+fn is_media(t: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| t.eq_ignore_ascii_case(n))
 }
 
 fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
     let (mut json, mut sse) = (false, false);
     for t in accept_values(headers) {
-        json |= t == "application/json" || t == "*/*" || t == "application/*";
-        sse |= t == "text/event-stream" || t == "*/*" || t == "text/*";
+        json |= is_media(t, &["application/json", "*/*", "application/*"]);
+        sse |= is_media(t, &["text/event-stream", "*/*", "text/*"]);
     }
     json && sse
 }
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
-    accept_values(headers).any(|t| t == "text/event-stream" || t == "text/*" || t == "*/*")
+    accept_values(headers).any(|t| is_media(t, &["text/event-stream", "text/*", "*/*"]))
 }
 
 fn wants_sse_only(headers: &HeaderMap) -> bool {
     let (mut json, mut sse) = (false, false);
     for t in accept_values(headers) {
-        json |= t == "application/json" || t == "*/*" || t == "application/*";
-        sse |= t == "text/event-stream";
+        json |= is_media(t, &["application/json", "*/*", "application/*"]);
+        sse |= is_media(t, &["text/event-stream"]);
     }
     sse && !json
 }

@@ -12,7 +12,9 @@
 # is then stopped with SIGTERM. Instructions per request are (count for N2 - count for N1) /
 # (N2 - N1), so start-up, the connection and shutdown cancel out. With --rounds R (default 1)
 # every figure is the median of R runs. Instruction counts are not disturbed by other load
-# on the machine. INSTR_N1 (200) and INSTR_N2 (1200) override the request counts.
+# on the machine. Both servers run one tokio worker thread (INSTR_THREADS, default 1): with
+# two, which thread wakes for a request varies from run to run and so do the counts (±3 %
+# against ±0.5 % with one). INSTR_N1 (200) and INSTR_N2 (1200) override the request counts.
 #
 # --in-process also prints the older in-process figures (`examples/instr_count.rs`: requests
 # through `tower::ServiceExt::oneshot`, no socket), including resources/read and prompts/get.
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 N1=${INSTR_N1:-200}
+THREADS=${INSTR_THREADS:-1}
 N2=${INSTR_N2:-1200}
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples
 if [ "$BUILD" = 1 ]; then
@@ -51,7 +54,8 @@ trap cleanup EXIT
 count() {
   local server=$1 kind=$2 n=$3 url=
   : >"$WORK/out"
-  MCP_ADDR=127.0.0.1:0 RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+  MCP_ADDR=127.0.0.1:0 RUST_LOG=warn TOKIO_WORKER_THREADS=$THREADS \
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     "$BIN/$server" >"$WORK/out" 2>"$WORK/err" &
   SERVER_PID=$!
   for _ in $(seq 300); do
@@ -88,7 +92,7 @@ SCENARIOS=(
   "discover add 1.30 server/discover"
   "list add 1.30 tools/list"
 )
-echo "instructions per request over loopback (callgrind, ($N2 - $N1 requests), median of $ROUNDS)"
+echo "instructions per request over loopback (callgrind, $N2 - $N1 requests, $THREADS server worker thread(s), median of $ROUNDS)"
 printf '%-9s %12s %9s %9s  %s\n' kind instr/req "x bare" ceiling scenario
 BARE=
 FAILED=0

@@ -7,16 +7,30 @@
 //! by `axum::serve` (hyper, keep-alive), and follows the example conventions: binds
 //! `MCP_ADDR` (default `127.0.0.1:9090`), prints `listening http://<addr>/mcp` on stdout, and
 //! exits on SIGINT/SIGTERM.
+//!
+//! With `BARE_LISTENER=mcp` the same router is served by [`mcp::HttpServer`] instead (the
+//! listener the MCP examples use: idle and header-read timeouts, a connection limit), which
+//! tells the listener's share of a difference from the handler's.
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
+async fn main() -> Result<(), mcp::Error> {
     mcp_examples::init_tracing();
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| mcp_examples::DEFAULT_ADDR.to_owned());
-    let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
-    println!("listening http://{}/mcp", listener.local_addr()?);
-    axum::serve(listener, mcp_examples::bench::bare_router("/mcp"))
-        .with_graceful_shutdown(mcp::transport::shutdown_signal())
-        .await?;
+    let router = mcp_examples::bench::bare_router("/mcp");
+    if std::env::var("BARE_LISTENER").is_ok_and(|l| l == "mcp") {
+        let listener = mcp::HttpServer::bind(addr.as_str()).await?;
+        println!("listening http://{}/mcp", listener.local_addr()?);
+        listener
+            .serve(router.into_make_service())
+            .with_graceful_shutdown(mcp::transport::shutdown_signal())
+            .await?;
+    } else {
+        let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
+        println!("listening http://{}/mcp", listener.local_addr()?);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(mcp::transport::shutdown_signal())
+            .await?;
+    }
     tracing::info!("shut down");
     Ok(())
 }

@@ -9,7 +9,8 @@
 # Rows:
 # - connections: modern tools/call and bare axum at each concurrency (one keep-alive
 #   connection per worker): req/s, p50, p99, the server's RSS at the end of the window and
-#   its CPU time per request. The open-file limit is raised to the hard limit first;
+#   its CPU time per request; and the bare handler behind mcp::HttpServer (BARE_LISTENER=mcp),
+#   which separates the listener's cost from the handler's. The open-file limit is raised to the hard limit first;
 #   10,000 connections need about 20,000 descriptors (client and server on one machine).
 # - worker threads: the same at concurrency 32 with the server on 1 and on 2 tokio worker
 #   threads (TOKIO_WORKER_THREADS), the load generator on the rest of the machine.
@@ -84,6 +85,8 @@ echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 for c in $CONNECTIONS; do
   row "$c connections" add modern "$c"
   row "$c connections" bare_axum bare "$c"
+  # The same handler behind mcp::HttpServer: the listener's share of a difference.
+  row "$c connections, mcp listener" bare_axum bare "$c" BARE_LISTENER=mcp
 done
 for t in 1 2; do
   row "32 connections, $t server thread(s)" add modern 32 TOKIO_WORKER_THREADS=$t

@@ -145,6 +145,10 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
             );
         }
     };
+    // Most bodies are one request: read it without a `Value` for the whole message.
+    if let Some(message) = Message::from_slice_fast(&bytes) {
+        return single_message(server, Arc::new(parts), message, None).await;
+    }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => {
@@ -203,6 +207,16 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             return invalid_message(id);
         }
     };
+    single_message(server, parts, message, id).await
+}
+
+/// Serves one message; `id` is what an invalid-message error names.
+async fn single_message(
+    server: &Server,
+    parts: Arc<http::request::Parts>,
+    message: Message,
+    id: ResponseId,
+) -> Response {
     let mode = server.protocol_mode();
     let (request, is_request) = match message {
         message @ Message::Response(_) => {

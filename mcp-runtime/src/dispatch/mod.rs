@@ -147,6 +147,9 @@ struct Inner {
     server_info_meta: JsonObject,
     capabilities: ServerCapabilities,
     discover: Box<RawValue>,
+    /// The first page of a modern `tools/list` of a service whose tools are fixed
+    /// ([`ServiceHandler::static_tools`]), serialized by the first such request.
+    tools_page: std::sync::OnceLock<Box<RawValue>>,
     /// `Some` on OAuth-protected services: the scopes every request needs (tool scopes are
     /// then enforced on `tools/call`).
     required_scopes: Option<Arc<[String]>>,
@@ -330,6 +333,26 @@ impl Server {
     }
 
     async fn modern_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
+        // The first page of fixed tools is the same for every request: serialized once.
+        let first_fixed = self.inner.handler.static_tools().is_some()
+            && params
+                .as_ref()
+                .is_none_or(|p| p.iter().all(|(k, v)| k == "_meta" && v.is_object()));
+        if let Some(page) = self.inner.tools_page.get().filter(|_| first_fixed) {
+            return Reply::Ok(page.clone());
+        }
+        let reply = self.modern_list_tools_page(params, cx).await;
+        if let (true, Reply::Ok(page)) = (first_fixed, &reply) {
+            let _ = self.inner.tools_page.set(page.clone());
+        }
+        reply
+    }
+
+    async fn modern_list_tools_page(
+        &self,
+        params: Option<JsonObject>,
+        cx: RequestContext,
+    ) -> Reply {
         let cx = cx.with_meta(None);
         let mut page = match self.list_page(params, &cx).await {
             Ok(p) => p,

@@ -396,7 +396,7 @@ impl Server {
             tracing::debug!(reason = "not a string", "refusing a request state");
             return invalid_request_state();
         }
-        let mut params: CallToolParams = match parse_params(params) {
+        let mut params = match parse_call_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -482,7 +482,7 @@ impl Server {
     }
 
     async fn legacy_call_tool(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
-        let mut params: CallToolParams = match parse_params(params) {
+        let mut params = match parse_call_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -689,6 +689,15 @@ fn parse_params<T: serde::de::DeserializeOwned>(params: Option<JsonObject>) -> R
             format!("Invalid params: {e}"),
         ))
     })
+}
+
+/// [`parse_params`] for `tools/call`, without rebuilding its objects.
+fn parse_call_params(params: Option<JsonObject>) -> Result<CallToolParams, Reply> {
+    let mut map = params.unwrap_or_default();
+    match CallToolParams::take(&mut map) {
+        Some(params) => Ok(params),
+        None => parse_params(Some(map)),
+    }
 }
 
 /// Runs a handler future, turning a [`ServerError`] into its reply and a panic into `None`

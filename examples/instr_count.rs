@@ -1,4 +1,4 @@
-//! Drives N in-process requests of one kind through the echo server's router (or the bare
+//! Drives N in-process requests of one kind through the `add` benchmark server's router (or the bare
 //! axum baseline), for instruction counts with callgrind, which other load on the machine
 //! does not disturb: `scripts/instructions.sh` runs it twice and reports
 //! instructions per request.
@@ -95,9 +95,16 @@ fn main() {
         .next()
         .and_then(|k| Kind::from_name(&k))
         .unwrap_or_else(|| {
-            eprintln!("usage: instr_count modern|legacy|discover|bare|tool|read|prompt|tool-legacy|read-legacy|prompt-legacy N");
+            eprintln!("usage: instr_count modern|legacy|discover|list|bare|tool|read|prompt|tool-legacy|read-legacy|prompt-legacy N");
             std::process::exit(2)
         });
+    if kind.needs_session() {
+        eprintln!(
+            "instr_count: {} needs a session over a socket: use scripts/instructions.sh",
+            kind.name()
+        );
+        std::process::exit(2)
+    }
     let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -112,7 +119,7 @@ fn main() {
     let router = if kind == Kind::Bare {
         bare_router("/mcp")
     } else {
-        match mcp_examples::echo::server().build() {
+        match mcp_examples::bench::server().build() {
             Ok(server) => mcp::transport::router("/mcp", server),
             Err(e) => {
                 eprintln!("instr_count: {e}");

@@ -11,13 +11,21 @@
 //! counted; after it, every answer's latency goes into an HDR histogram, and an answer that is
 //! not 2xx, is not a JSON-RPC result, or is a tool result with `isError: true` counts as an
 //! error. The requests are the fixtures of [`mcp_examples::bench::Kind`]: `modern` (an
-//! enveloped 2026-07-28 `tools/call` of the echo example's `echo` tool), `legacy` (a
-//! stateless 2025-11-25 `tools/call` of the same tool), `discover` (`server/discover`) and
-//! `bare` (the modern body, sent to `examples/bare_axum.rs`).
+//! enveloped 2026-07-28 `tools/call` of the `add` example's `add` tool), `legacy` (a
+//! stateless 2025-11-25 `tools/call` of the same tool), `session` (the same on a legacy
+//! session), `discover` (`server/discover`), `list` (`tools/list`) and `bare` (the modern
+//! body, sent to `examples/bare_axum.rs`).
 //!
 //! With `--server-pid PID` (Linux) it also reads the server's CPU time from `/proc` at the
 //! start and end of the measured window and reports the server's CPU time per request, a
 //! figure that other work on the machine disturbs far less than throughput.
+//!
+//! With `--requests N` it instead sends exactly N requests one after the other on one
+//! connection, each of which must succeed, and reports nothing else: `scripts/instructions.sh`
+//! counts the server's instructions for two such runs.
+//!
+//! `session` (a stateless call's body on a legacy session) opens its session on each
+//! connection first: `initialize`, then `notifications/initialized`.
 //!
 //! The report is printed twice: for people, then as one JSON line (the line starting with
 //! `{`) for scripts such as `scripts/load.sh`.
@@ -33,12 +41,13 @@ use hdrhistogram::Histogram;
 use http_body_util::Full;
 use hyper::header::{HOST, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Uri};
-use mcp_examples::bench::Kind;
+use mcp_examples::bench::{Kind, LEGACY_INITIALIZE, LEGACY_INITIALIZED};
 use mcp_examples::loadgen::{self, exchange};
 
-const USAGE: &str = "usage: load --url http://127.0.0.1:PORT/mcp --kind modern|legacy|discover|bare \
+const USAGE: &str = "usage: load --url http://127.0.0.1:PORT/mcp \
+--kind modern|legacy|session|discover|list|bare \
 [--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
-[--server-pid PID]";
+[--server-pid PID] [--requests N]";
 
 const WARMUP: u8 = 0;
 const MEASURE: u8 = 1;
@@ -54,6 +63,7 @@ struct Args {
     warmup: Duration,
     threads: usize,
     server_pid: Option<u32>,
+    requests: Option<u64>,
 }
 
 impl Args {
@@ -66,6 +76,7 @@ impl Args {
             warmup: Duration::from_secs(2),
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             server_pid: None,
+            requests: None,
         };
         let mut it = std::env::args().skip(1);
         while let Some(arg) = it.next() {
@@ -108,6 +119,15 @@ impl Args {
                 "--server-pid" | "-p" => {
                     args.server_pid = Some(value.parse().map_err(|_| bad("expected a pid"))?);
                 }
+                "--requests" | "-n" => {
+                    args.requests = Some(
+                        value
+                            .parse()
+                            .ok()
+                            .filter(|n| *n > 0)
+                            .ok_or_else(|| bad("expected a positive integer"))?,
+                    );
+                }
                 "--warmup" | "-w" => {
                     args.warmup = seconds(&value).ok_or_else(|| bad("expected seconds"))?;
                 }
@@ -130,6 +150,7 @@ fn seconds(s: &str) -> Option<Duration> {
 
 /// Where requests go and what they are; built once, cloned per request.
 struct Target {
+    kind: Kind,
     addr: SocketAddr,
     path: Uri,
     headers: HeaderMap,
@@ -151,6 +172,7 @@ impl Target {
             );
         }
         Ok(Target {
+            kind,
             addr,
             path,
             headers,
@@ -158,14 +180,56 @@ impl Target {
         })
     }
 
-    fn request(&self) -> Request<Full<Bytes>> {
-        let mut request = Request::new(Full::new(self.body.clone()));
+    /// The request, on `session` when there is one.
+    fn request(&self, session: Option<&HeaderValue>) -> Request<Full<Bytes>> {
+        self.post(self.body.clone(), session)
+    }
+
+    fn post(&self, body: Bytes, session: Option<&HeaderValue>) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(body));
         *request.method_mut() = Method::POST;
         *request.uri_mut() = self.path.clone();
         *request.headers_mut() = self.headers.clone();
+        if let Some(id) = session {
+            request.headers_mut().insert(SESSION, id.clone());
+        }
         request
     }
+
+    /// A connection ready for this kind's requests: for [`Kind::Session`], with a legacy
+    /// session opened on it (`initialize`, then `notifications/initialized`).
+    async fn open(&self) -> Result<(loadgen::Sender, Option<HeaderValue>), String> {
+        let mut sender = loadgen::connect(self.addr).await?;
+        if !self.kind.needs_session() {
+            return Ok((sender, None));
+        }
+        let mut init = self.post(Bytes::from_static(LEGACY_INITIALIZE.as_bytes()), None);
+        init.headers_mut().remove("mcp-protocol-version");
+        let answer = exchange(&mut sender, init)
+            .await
+            .map_err(|e| format!("initialize: {e}"))?;
+        let session = answer
+            .headers
+            .get(SESSION)
+            .filter(|_| answer.ok)
+            .cloned()
+            .ok_or_else(|| format!("initialize: no session: {}", answer.describe()))?;
+        let initialized = self.post(
+            Bytes::from_static(LEGACY_INITIALIZED.as_bytes()),
+            Some(&session),
+        );
+        let answer = exchange(&mut sender, initialized)
+            .await
+            .map_err(|e| format!("notifications/initialized: {e}"))?;
+        if answer.status != 202 {
+            return Err(format!("notifications/initialized: {}", answer.describe()));
+        }
+        Ok((sender, Some(session)))
+    }
 }
+
+/// The legacy session header.
+const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// What one worker measured.
 struct Tally {
@@ -197,7 +261,7 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
             |phase: &AtomicU8| started_in == MEASURE && phase.load(Ordering::Relaxed) == MEASURE;
         let s = match &mut sender {
             Some(s) => s,
-            None => match loadgen::connect(target.addr).await {
+            None => match target.open().await {
                 Ok(s) => sender.insert(s),
                 Err(e) => {
                     if counted(&phase) {
@@ -210,7 +274,7 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
             },
         };
         let start = Instant::now();
-        let outcome = exchange(s, target.request()).await;
+        let outcome = exchange(&mut s.0, target.request(s.1.as_ref())).await;
         let elapsed = start.elapsed();
         let counted = counted(&phase);
         match outcome {
@@ -240,6 +304,23 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
     tally
 }
 
+/// `--requests N`: `n` requests one after the other on one connection (after its session
+/// handshake for [`Kind::Session`]), each of which must succeed; for instruction counts
+/// (`scripts/instructions.sh`), where only the number of requests matters.
+async fn fixed(args: &Args, n: u64) -> Result<(), String> {
+    let target = Target::new(&args.url, args.kind)?;
+    let (mut sender, session) = target.open().await?;
+    for i in 0..n {
+        let answer = exchange(&mut sender, target.request(session.as_ref()))
+            .await
+            .map_err(|e| format!("request {i}: {e}"))?;
+        if !answer.ok {
+            return Err(format!("request {i}: {}", answer.describe()));
+        }
+    }
+    Ok(())
+}
+
 /// The run's result.
 struct Report {
     ok: u64,
@@ -248,14 +329,16 @@ struct Report {
     latency_ns: Histogram<u64>,
     first_error: Option<String>,
     server_cpu: Option<Duration>,
+    /// The server's resident memory at the end of the measured window, in KiB.
+    server_rss_kib: Option<u64>,
 }
 
 async fn run(args: &Args) -> Result<Report, String> {
     let target = Arc::new(Target::new(&args.url, args.kind)?);
 
     // One request first, so that a misconfigured run fails loudly instead of measuring errors.
-    let mut sender = loadgen::connect(target.addr).await?;
-    let answer = exchange(&mut sender, target.request())
+    let (mut sender, session) = target.open().await?;
+    let answer = exchange(&mut sender, target.request(session.as_ref()))
         .await
         .map_err(|e| format!("preflight request failed: {e}"))?;
     if !answer.ok {
@@ -283,6 +366,7 @@ async fn run(args: &Args) -> Result<Report, String> {
     phase.store(STOP, Ordering::Relaxed);
     let elapsed = start.elapsed();
     let cpu_end = args.server_pid.and_then(loadgen::cpu_time);
+    let server_rss_kib = args.server_pid.and_then(loadgen::rss_kib);
     if args.server_pid.is_some() && cpu_end.is_none() {
         eprintln!("load: cannot read the server's CPU time from /proc");
     }
@@ -294,6 +378,7 @@ async fn run(args: &Args) -> Result<Report, String> {
         latency_ns: histogram(),
         first_error: None,
         server_cpu: cpu_start.zip(cpu_end).map(|(a, b)| b.saturating_sub(a)),
+        server_rss_kib,
     };
     for w in workers {
         let tally = w.await.map_err(|e| format!("a worker failed: {e}"))?;
@@ -345,6 +430,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(n) = args.requests {
+        return match runtime.block_on(fixed(&args, n)) {
+            Ok(()) => {
+                println!("{}: {n} requests answered", args.kind.name());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("load: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let report = match runtime.block_on(run(&args)) {
         Ok(r) => r,
         Err(e) => {
@@ -394,6 +491,9 @@ fn main() -> ExitCode {
             cpu.as_secs_f64() / secs * 100.0
         );
     }
+    if let Some(rss) = report.server_rss_kib {
+        println!("  server RSS {:.1} MiB", rss as f64 / 1024.0);
+    }
     if let Some(e) = &report.first_error {
         println!("  first error: {e}");
     }
@@ -412,6 +512,7 @@ fn main() -> ExitCode {
         "p99_us": micros(p99),
         "max_us": micros(max),
         "server_cpu_us_per_req": cpu_per_request.map(|v| (v * 100.0).round() / 100.0),
+        "server_rss_kib": report.server_rss_kib,
     });
     println!("{line}");
     if report.errors > 0 {

@@ -6,10 +6,11 @@
 #                   [-r ROUNDS] [--pin] [--no-build]
 #   scripts/load.sh --soak [MINUTES] [--pin] [--no-build]
 #
-# Builds the release examples, starts `echo` (the MCP echo service) and `bare_axum` on free
-# loopback ports, and runs `examples/load.rs` against them: a modern (2026-07-28) tools/call,
-# a stateless legacy tools/call, and the same modern body against bare axum, each with the
-# same concurrency and duration. Prints one block per run and a table with throughput ratios
+# Builds the release examples, starts `add` (the annotated `add(a, b) -> {sum}` service) and
+# `bare_axum` (the typed hand-written axum handler) on free loopback ports, and runs
+# `examples/load.rs` against them: a modern (2026-07-28) tools/call, a stateless legacy
+# tools/call, and the same modern body against bare axum, each with the same concurrency and
+# duration (LOAD_KINDS may add `session`, `discover` and `list`). Prints one block per run and a table with throughput ratios
 # against bare axum, and the server's CPU time per request (read from /proc; other work on
 # the machine disturbs it far less than throughput). With -r N every kind runs N times,
 # interleaved, and the table keeps each kind's best run and its least CPU per request.
@@ -63,7 +64,7 @@ BIN=$TARGET_DIR/release/examples
 if [ "$BUILD" = 1 ]; then
   (cd "$ROOT" && cargo build --release --examples -p mcp-examples)
 fi
-for b in echo bare_axum load session_memory weather soak; do
+for b in add bare_axum load session_memory weather soak; do
   [ -x "$BIN/$b" ] || { echo "load.sh: $BIN/$b is missing (build without --no-build)" >&2; exit 1; }
 done
 
@@ -145,11 +146,11 @@ if [ -n "$SOAK" ]; then
   exit $?
 fi
 
-start echo
+start add
 ECHO_URL=$URL ECHO_PID=$PID
 start bare_axum
 BARE_URL=$URL BARE_PID=$PID
-echo "echo at $ECHO_URL, bare_axum at $BARE_URL"
+echo "add at $ECHO_URL, bare_axum at $BARE_URL"
 echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 THREAD_ARGS=()

@@ -94,6 +94,12 @@ fi
 # Redis session store and its example are built and tested too (MCP_TEST_REDIS_URL).
 cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis "$@"
 
+# The runtime's cargo features compile on their own: none (a server-only build), each alone,
+# and all together (issue #17).
+for features in "" client oauth redis openai client,oauth,redis,openai; do
+    cargo check --locked -q -p mcp-runtime --no-default-features ${features:+--features "$features"}
+done
+
 # The fuzz smoke run: each cargo-fuzz target of fuzz/ for MCP_FUZZ_SECONDS (default 20, so
 # 100 s for the five; 0 skips it), with a fixed seed. A crash fails the run; see
 # scripts/fuzz.sh for longer, randomly seeded runs.

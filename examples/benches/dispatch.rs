@@ -4,7 +4,7 @@
 //! Each benchmark sends one request through `tower::ServiceExt::oneshot` of a router and reads
 //! the whole response body. The requests are the fixtures of [`mcp_examples::bench::Kind`]
 //! (the same bytes `examples/load.rs` sends over TCP): a modern `tools/call` and a legacy
-//! `tools/call` of the echo example's `echo` tool and a `server/discover`, all through
+//! `tools/call` of the `add` tool ([`mcp_examples::bench::Add`]) and a `server/discover`, all through
 //! `mcp::transport::router`, and the modern `tools/call` body through
 //! [`mcp_examples::bench::bare_router`]. Requests are built outside the timed section.
 
@@ -21,9 +21,9 @@ use mcp_examples::bench::{Kind, bare_router};
 use tower::ServiceExt as _;
 
 fn routers() -> (Router, Router) {
-    let server = mcp_examples::echo::server()
+    let server = mcp_examples::bench::server()
         .build()
-        .expect("the echo server builds");
+        .expect("the add server builds");
     (mcp::transport::router("/mcp", server), bare_router("/mcp"))
 }
 

@@ -201,6 +201,11 @@ fn weather_binary_serves_and_exits_cleanly_on_sigterm() {
 }
 
 #[test]
+fn add_benchmark_binary_serves_and_exits_cleanly_on_sigterm() {
+    smoke("add", "add");
+}
+
+#[test]
 fn calculator_binary_serves_and_exits_cleanly_on_sigterm() {
     smoke("calculator", "calculator");
 }

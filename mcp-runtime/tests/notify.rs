@@ -435,14 +435,6 @@ async fn disabled_tools_are_hidden_refused_and_announced() {
     let peer = Peer::new(server);
     let mut sse = peer.listen(json!({"toolsListChanged": true})).await;
     sse.next().await.unwrap();
-    let notifier = peer.server.notifier();
-    notifier.disable_tool("purge");
-    notifier.disable_tool("purge"); // already disabled: no second announcement
-    assert_eq!(
-        sse.next().await.unwrap()["method"],
-        "notifications/tools/list_changed"
-    );
-    sse.quiet(Duration::from_millis(100)).await;
     let names = |r: &mcp::testing::TestResponse| -> Vec<String> {
         r.result()["tools"]
             .as_array()
@@ -451,6 +443,18 @@ async fn disabled_tools_are_hidden_refused_and_announced() {
             .map(|t| t["name"].as_str().unwrap().to_owned())
             .collect()
     };
+    // A modern listing before the change: the fixed first page is cached, and must not hide
+    // the change.
+    let listed = peer.client.modern("tools/list", json!({})).await;
+    assert!(names(&listed).contains(&"purge".to_owned()));
+    let notifier = peer.server.notifier();
+    notifier.disable_tool("purge");
+    notifier.disable_tool("purge"); // already disabled: no second announcement
+    assert_eq!(
+        sse.next().await.unwrap()["method"],
+        "notifications/tools/list_changed"
+    );
+    sse.quiet(Duration::from_millis(100)).await;
     let listed = peer.client.modern("tools/list", json!({})).await;
     assert!(!names(&listed).contains(&"purge".to_owned()));
     let legacy = peer.client.legacy("tools/list", json!({})).await;
@@ -481,6 +485,8 @@ async fn disabled_tools_are_hidden_refused_and_announced() {
         .modern("tools/call", json!({"name": "purge", "arguments": {}}))
         .await;
     assert_eq!(called.result()["content"][0]["text"], "purged");
+    let listed = peer.client.modern("tools/list", json!({})).await;
+    assert!(names(&listed).contains(&"purge".to_owned()));
     // A tool announces through its context.
     let r = peer
         .client

@@ -123,6 +123,7 @@ impl AuthChallenge {
     }
 
     /// Whether the challenged request carried `token`.
+    #[cfg(feature = "oauth")]
     pub(crate) fn rejected_token_is(&self, token: &str) -> bool {
         use sha2::Digest as _;
         self.rejected

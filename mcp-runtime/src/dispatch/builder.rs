@@ -487,6 +487,7 @@ impl ServerBuilder {
                 server_info_meta,
                 capabilities,
                 discover,
+                tools_page: std::sync::OnceLock::new(),
                 required_scopes,
                 #[cfg(feature = "oauth")]
                 guard,

@@ -150,6 +150,9 @@ struct Inner {
     server_info_meta: JsonObject,
     capabilities: ServerCapabilities,
     discover: Box<RawValue>,
+    /// The first page of a modern `tools/list` of a service whose tools are fixed
+    /// ([`ServiceHandler::static_tools`]), serialized by the first such request.
+    tools_page: std::sync::OnceLock<Box<RawValue>>,
     /// `Some` on OAuth-protected services: the scopes every request needs (tool scopes are
     /// then enforced on `tools/call`).
     required_scopes: Option<Arc<[String]>>,
@@ -365,6 +368,28 @@ impl Server {
     }
 
     async fn modern_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
+        // The first page of fixed tools is the same for every request: serialized once.
+        // Not while a tool is disabled at run time: that page is filtered per request.
+        let first_fixed = self.inner.handler.static_tools().is_some()
+            && !self.inner.hub.any_disabled()
+            && params
+                .as_ref()
+                .is_none_or(|p| p.iter().all(|(k, v)| k == "_meta" && v.is_object()));
+        if let Some(page) = self.inner.tools_page.get().filter(|_| first_fixed) {
+            return Reply::Ok(page.clone());
+        }
+        let reply = self.modern_list_tools_page(params, cx).await;
+        if let (true, Reply::Ok(page)) = (first_fixed, &reply) {
+            let _ = self.inner.tools_page.set(page.clone());
+        }
+        reply
+    }
+
+    async fn modern_list_tools_page(
+        &self,
+        params: Option<JsonObject>,
+        cx: RequestContext,
+    ) -> Reply {
         let cx = cx.with_meta(None);
         let mut page = match self.list_page(params, &cx).await {
             Ok(p) => p,
@@ -408,7 +433,7 @@ impl Server {
             tracing::debug!(reason = "not a string", "refusing a request state");
             return invalid_request_state();
         }
-        let mut params: CallToolParams = match parse_params(params) {
+        let mut params = match parse_call_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -497,7 +522,7 @@ impl Server {
     }
 
     async fn legacy_call_tool(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
-        let mut params: CallToolParams = match parse_params(params) {
+        let mut params = match parse_call_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -707,6 +732,15 @@ fn parse_params<T: serde::de::DeserializeOwned>(params: Option<JsonObject>) -> R
             format!("Invalid params: {e}"),
         ))
     })
+}
+
+/// [`parse_params`] for `tools/call`, without rebuilding its objects.
+fn parse_call_params(params: Option<JsonObject>) -> Result<CallToolParams, Reply> {
+    let mut map = params.unwrap_or_default();
+    match CallToolParams::take(&mut map) {
+        Some(params) => Ok(params),
+        None => parse_params(Some(map)),
+    }
 }
 
 /// Runs a handler future, turning a [`ServerError`] into its reply and a panic into `None`

@@ -271,6 +271,46 @@ pub struct CallToolParams {
     pub meta: Option<JsonObject>,
 }
 
+impl CallToolParams {
+    /// Moves the params of a `tools/call` out of their JSON object without rebuilding the
+    /// `arguments` and `_meta` objects (what `serde_json::from_value` does). `None`, with
+    /// `map` untouched, when a member has a type deserializing would refuse: the caller then
+    /// deserializes `map` for the exact error. Other members are ignored, as by
+    /// deserializing.
+    pub(crate) fn take(map: &mut JsonObject) -> Option<Self> {
+        let valid = map.contains_key("name")
+            && map.iter().all(|(key, value)| match key.as_str() {
+                "name" => value.is_string(),
+                "arguments" | "inputResponses" | "_meta" => value.is_object() || value.is_null(),
+                "requestState" => value.is_string() || value.is_null(),
+                _ => true,
+            });
+        if !valid {
+            return None;
+        }
+        let mut object = |key: &str| match map.remove(key) {
+            Some(serde_json::Value::Object(o)) => Some(o),
+            _ => None,
+        };
+        let (arguments, input_responses, meta) = (
+            object("arguments"),
+            object("inputResponses"),
+            object("_meta"),
+        );
+        let mut string = |key: &str| match map.remove(key) {
+            Some(serde_json::Value::String(s)) => Some(s),
+            _ => None,
+        };
+        Some(Self {
+            name: string("name")?,
+            arguments,
+            input_responses,
+            request_state: string("requestState"),
+            meta,
+        })
+    }
+}
+
 /// A complete `tools/call` result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -430,4 +470,41 @@ pub struct InitializeResult {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `CallToolParams::take` reads what deserializing reads, and leaves to it what it
+    /// would refuse.
+    #[test]
+    fn take_agrees_with_deserializing() {
+        let read = [
+            json!({"name": "add", "arguments": {"a": 1}, "_meta": {"progressToken": 1}}),
+            json!({"name": "add", "arguments": null, "requestState": "s", "other": [1]}),
+            json!({"name": "add", "inputResponses": {"k": {}}, "requestState": null}),
+            json!({"name": "add"}),
+        ];
+        for params in read {
+            let mut map = params.as_object().unwrap().clone();
+            let expected: CallToolParams = serde_json::from_value(params.clone()).unwrap();
+            assert_eq!(CallToolParams::take(&mut map), Some(expected), "{params}");
+        }
+        let refused = [
+            json!({}),
+            json!({"name": 1}),
+            json!({"name": "add", "arguments": [1]}),
+            json!({"name": "add", "requestState": 2}),
+            json!({"name": "add", "_meta": "x"}),
+            json!({"name": "add", "inputResponses": true}),
+        ];
+        for params in refused {
+            let mut map = params.as_object().unwrap().clone();
+            assert_eq!(CallToolParams::take(&mut map), None, "{params}");
+            assert_eq!(Some(&map), params.as_object(), "left untouched");
+            assert!(serde_json::from_value::<CallToolParams>(params).is_err());
+        }
+    }
 }

@@ -9,6 +9,7 @@
 //! plus the names a service lists; both checks answer `403` with a JSON-RPC `-32000` body
 //! before authentication, before the body is read, on every method of both eras.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
@@ -100,7 +101,7 @@ impl Gate {
             listed_hosts: config
                 .allowed_hosts
                 .iter()
-                .filter_map(|h| split_host(h))
+                .filter_map(|h| split_host(h).map(|(host, port)| (host.into_owned(), port)))
                 .collect(),
             origins: config.allowed_origins.clone(),
             cors: cors_policy(config),
@@ -233,15 +234,13 @@ fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
     }
     let headers = request.headers().get_all(header::HOST);
     let authority = request.uri().authority().map(Authority::as_str);
-    let values: Vec<&[u8]> = headers
+    let values = headers
         .iter()
         .map(HeaderValue::as_bytes)
-        .chain(authority.map(str::as_bytes))
-        .collect();
-    if values.is_empty() {
-        return Err("Missing Host header".into());
-    }
+        .chain(authority.map(str::as_bytes));
+    let mut seen = false;
     for raw in values {
+        seen = true;
         if raw.is_empty() {
             // As the TypeScript SDK words it: an empty `Host` is a missing one.
             return Err("Missing Host header".into());
@@ -266,12 +265,16 @@ fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
             });
         }
     }
+    if !seen {
+        return Err("Missing Host header".into());
+    }
     Ok(())
 }
 
 /// A `Host` value split into its lowercase host and its port, or `None` when it is not a
-/// plain `host[:port]` (user info, an empty host, an unbracketed IPv6 address).
-fn split_host(value: &str) -> Option<(String, Option<u16>)> {
+/// plain `host[:port]` (user info, an empty host, an unbracketed IPv6 address). The host is
+/// borrowed from `value` when it is lowercase already (it runs on every request).
+fn split_host(value: &str) -> Option<(Cow<'_, str>, Option<u16>)> {
     if value.is_empty() || value.contains(['@', '*']) {
         return None;
     }
@@ -290,7 +293,13 @@ fn split_host(value: &str) -> Option<(String, Option<u16>)> {
             Some(digits.parse::<u16>().ok()?)
         }
     };
-    Some((host.to_ascii_lowercase(), port))
+    let host = value.get(..host.len())?;
+    let host = if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
+    };
+    Some((host, port))
 }
 
 fn bracketed_v6(host: &str) -> Option<Ipv6Addr> {
@@ -384,7 +393,10 @@ mod tests {
     fn rules(listed: &[&str], checked: bool) -> Rules {
         Rules {
             hosts_checked: checked,
-            listed_hosts: listed.iter().filter_map(|h| split_host(h)).collect(),
+            listed_hosts: listed
+                .iter()
+                .filter_map(|h| split_host(h).map(|(host, port)| (host.into_owned(), port)))
+                .collect(),
             origins: Vec::new(),
             cors: CorsLayer::new(),
         }

@@ -146,6 +146,10 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
             );
         }
     };
+    // Most bodies are one request: read it without a `Value` for the whole message.
+    if let Some(message) = Message::from_slice_fast(&bytes) {
+        return single_message(server, Arc::new(parts), message, None).await;
+    }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => {
@@ -204,6 +208,16 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             return invalid_message(id);
         }
     };
+    single_message(server, parts, message, id).await
+}
+
+/// Serves one message; `id` is what an invalid-message error names.
+async fn single_message(
+    server: &Server,
+    parts: Arc<http::request::Parts>,
+    message: Message,
+    id: ResponseId,
+) -> Response {
     let mode = server.protocol_mode();
     let (request, is_request) = match message {
         message @ Message::Response(_) => {
@@ -666,39 +680,41 @@ fn is_json_content_type(headers: &HeaderMap) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
-fn accept_values(headers: &HeaderMap) -> impl Iterator<Item = String> + '_ {
+/// The media ranges of the `Accept` headers, without parameters, as sent (compare them with
+/// [`is_media`]: media types are case-insensitive). Allocates nothing: it runs on every
+/// request.
+fn accept_values(headers: &HeaderMap) -> impl Iterator<Item = &str> + '_ {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(|t| {
-            t.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
+        .map(|t| t.split(';').next().unwrap_or("").trim())
+}
+
+/// Whether the media range `t` is one of `names` (lowercase), ignoring ASCII case.
+fn is_media(t: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| t.eq_ignore_ascii_case(n))
 }
 
 fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
     let (mut json, mut sse) = (false, false);
     for t in accept_values(headers) {
-        json |= t == "application/json" || t == "*/*" || t == "application/*";
-        sse |= t == "text/event-stream" || t == "*/*" || t == "text/*";
+        json |= is_media(t, &["application/json", "*/*", "application/*"]);
+        sse |= is_media(t, &["text/event-stream", "*/*", "text/*"]);
     }
     json && sse
 }
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
-    accept_values(headers).any(|t| t == "text/event-stream" || t == "text/*" || t == "*/*")
+    accept_values(headers).any(|t| is_media(t, &["text/event-stream", "text/*", "*/*"]))
 }
 
 fn wants_sse_only(headers: &HeaderMap) -> bool {
     let (mut json, mut sse) = (false, false);
     for t in accept_values(headers) {
-        json |= t == "application/json" || t == "*/*" || t == "application/*";
-        sse |= t == "text/event-stream";
+        json |= is_media(t, &["application/json", "*/*", "application/*"]);
+        sse |= is_media(t, &["text/event-stream"]);
     }
     sse && !json
 }

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use bytes::Bytes;
 use futures_util::stream;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::dispatch::{
@@ -53,15 +53,41 @@ enum Outbound {
     },
 }
 
-/// The channel of one HTTP request.
+/// The channel of one HTTP request. Its queue is created by the first message the handler
+/// sends: most calls send none, and answer without paying for it.
 struct HttpChannel {
     /// The client accepts an SSE response; without it nothing but the response is sent (as
     /// the TypeScript server's JSON response mode drops notifications).
     sse: bool,
     session: Option<Arc<str>>,
     streams: Arc<Streams>,
-    events: mpsc::Sender<Outbound>,
+    /// The sending end of the queue, once created.
+    events: OnceLock<mpsc::Sender<Outbound>>,
+    /// The receiving end, until [`Running`] takes it.
+    receiver: Mutex<Option<mpsc::Receiver<Outbound>>>,
+    /// Tells [`Running`] the queue exists.
+    created: Notify,
     closing: super::Closing,
+}
+
+impl HttpChannel {
+    /// The sending end of the queue, created on first use.
+    fn events(&self) -> &mpsc::Sender<Outbound> {
+        self.events.get_or_init(|| {
+            let (tx, rx) = mpsc::channel(QUEUE);
+            *self.receiver.lock().unwrap_or_else(PoisonError::into_inner) = Some(rx);
+            self.created.notify_one();
+            tx
+        })
+    }
+
+    /// The receiving end, if the queue was created and not taken yet.
+    fn take_receiver(&self) -> Option<mpsc::Receiver<Outbound>> {
+        self.receiver
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
 }
 
 impl ClientChannel for HttpChannel {
@@ -71,7 +97,7 @@ impl ClientChannel for HttpChannel {
                 return false;
             }
             let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
-            self.events
+            self.events()
                 .send(Outbound::Message(message.to_string()))
                 .await
                 .is_ok()
@@ -82,7 +108,7 @@ impl ClientChannel for HttpChannel {
         let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
         self.sse
             && self
-                .events
+                .events()
                 .try_send(Outbound::Message(message.to_string()))
                 .is_ok()
     }
@@ -94,7 +120,7 @@ impl ClientChannel for HttpChannel {
             }
             let (done, answer) = oneshot::channel();
             if self
-                .events
+                .events()
                 .send(Outbound::Close { retry, done })
                 .await
                 .is_err()
@@ -124,7 +150,7 @@ impl ClientRequester for HttpChannel {
             let answer = self.streams.expect_answer(session, &id);
             let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
             if self
-                .events
+                .events()
                 .send(Outbound::Message(message.to_string()))
                 .await
                 .is_err()
@@ -180,12 +206,43 @@ type Handler = Pin<Box<dyn Future<Output = Reply> + Send>>;
 struct Running {
     id: RequestId,
     handler: Handler,
-    events: mpsc::Receiver<Outbound>,
+    inbox: Inbox,
     cancel: CancellationToken,
     _cancel_on_drop: DropGuard,
     _inflight: Option<InflightGuard>,
     session: Option<Arc<str>>,
     streams: Arc<Streams>,
+}
+
+/// The receiving side of a request's [`HttpChannel`].
+struct Inbox {
+    channel: Arc<HttpChannel>,
+    /// The channel's queue, once the handler has created it.
+    events: Option<mpsc::Receiver<Outbound>>,
+}
+
+impl Inbox {
+    /// The next message the handler sends; waits for the queue to be created first.
+    async fn recv(&mut self) -> Option<Outbound> {
+        loop {
+            if let Some(events) = &mut self.events {
+                return events.recv().await;
+            }
+            match self.channel.take_receiver() {
+                Some(events) => self.events = Some(events),
+                // `notify_one` keeps a permit when nobody waits: no creation is missed.
+                None => self.channel.created.notified().await,
+            }
+        }
+    }
+
+    /// The queue, if the handler has created it.
+    fn ready(&mut self) -> Option<&mut mpsc::Receiver<Outbound>> {
+        if self.events.is_none() {
+            self.events = self.channel.take_receiver();
+        }
+        self.events.as_mut()
+    }
 }
 
 /// The identity of a request id in the in-flight registry (its JSON text).
@@ -205,14 +262,16 @@ pub(crate) async fn serve(
     threshold: Threshold,
     headers: &HeaderMap,
 ) -> Response {
-    let (tx, rx) = mpsc::channel(QUEUE);
     let session: Option<Arc<str>> = session.map(Arc::from);
     let streams = server.streams().clone();
+    let sse = super::accepts_sse(headers);
     let channel = Arc::new(HttpChannel {
-        sse: super::accepts_sse(headers),
+        sse,
         session: session.clone(),
         streams: streams.clone(),
-        events: tx,
+        events: OnceLock::new(),
+        receiver: Mutex::new(None),
+        created: Notify::new(),
         closing: cx
             .parts
             .extensions
@@ -237,7 +296,7 @@ pub(crate) async fn serve(
     let state = Arc::new(state);
     cx.call = state.clone();
     if session.is_some() {
-        cx.requester = Some(channel);
+        cx.requester = Some(channel.clone());
     }
     let era = cx.era;
     let id = request.id.clone();
@@ -251,7 +310,10 @@ pub(crate) async fn serve(
     let mut running = Box::new(Running {
         id,
         handler,
-        events: rx,
+        inbox: Inbox {
+            channel,
+            events: None,
+        },
         _cancel_on_drop: cancel.clone().drop_guard(),
         cancel,
         _inflight: inflight,
@@ -267,8 +329,8 @@ pub(crate) async fn serve(
     let first = tokio::select! {
         reply = &mut running.handler => return running.finished(reply, headers),
         () = running.cancel.cancelled() => return sse_response(Body::empty()),
-        () = tokio::time::sleep(KEEPALIVE), if super::accepts_sse(headers) => None,
-        first = running.events.recv() => first,
+        () = tokio::time::sleep(KEEPALIVE), if sse => None,
+        first = running.inbox.recv() => first,
     };
     let mut queue = VecDeque::new();
     let running = match first {
@@ -306,7 +368,7 @@ pub(crate) async fn serve(
                     queue.push_back(Bytes::from_static(KEEPALIVE_COMMENT));
                     running = Some(r);
                 }
-                event = r.events.recv() => match event {
+                event = r.inbox.recv() => match event {
                     Some(Outbound::Message(m)) => {
                         queue.push_back(sse_event(&m));
                         running = Some(r);
@@ -345,7 +407,10 @@ impl Running {
     /// The messages queued when the handler finished.
     fn drain(&mut self) -> Vec<String> {
         let mut out = Vec::new();
-        while let Ok(event) = self.events.try_recv() {
+        let Some(events) = self.inbox.ready() else {
+            return out;
+        };
+        while let Ok(event) = events.try_recv() {
             match event {
                 Outbound::Message(m) => out.push(m),
                 Outbound::Close { done, .. } => {
@@ -395,7 +460,7 @@ impl Running {
                     self.streams.detached.finish(&key);
                     return;
                 }
-                event = self.events.recv() => match event {
+                event = self.inbox.recv() => match event {
                     Some(Outbound::Message(m)) => detached(m, false),
                     Some(Outbound::Close { done, .. }) => {
                         let _ = done.send(false);

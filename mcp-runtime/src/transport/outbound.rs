@@ -301,12 +301,13 @@ pub(crate) async fn serve(
     let era = cx.era;
     let id = request.id.clone();
     let srv = server.clone();
-    let handler: Handler = Box::pin(crate::dispatch::scoped(state, async move {
-        match era {
-            Era::Modern => srv.handle_modern(request, cx).await,
-            Era::Legacy => srv.handle_legacy(request, cx).await,
-        }
-    }));
+    // The dispatch future is large (kilobytes): it is boxed where it is created, so the
+    // wrappers around it move a pointer rather than copying it once per layer.
+    let dispatch: Handler = match era {
+        Era::Modern => Box::pin(async move { srv.handle_modern(request, cx).await }),
+        Era::Legacy => Box::pin(async move { srv.handle_legacy(request, cx).await }),
+    };
+    let handler: Handler = Box::pin(crate::dispatch::scoped(state, dispatch));
     let mut running = Box::new(Running {
         id,
         handler,

@@ -567,3 +567,50 @@ async fn a_dropped_call_tells_the_server_it_was_cancelled() {
     assert_eq!(cancels[0]["reason"], "the client stopped waiting");
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_dropped_modern_call_is_cancelled_on_our_stdio_server() {
+    let logs = Arc::new(Mutex::new(Vec::<String>::new()));
+    let record = logs.clone();
+    let config = config(ProtocolMode::Modern, Duration::from_secs(20)).notification_handler(
+        move |n: &mcp::client::ServerNotification| {
+            if let Some((_, data)) = n.log() {
+                record.lock().unwrap().push(data.to_string());
+            }
+        },
+    );
+    let client = connect(example("notes"), config).await;
+    assert_eq!(client.connection().unwrap().era(), Era::Modern);
+    client
+        .set_logging_level(mcp::LogLevel::Debug)
+        .await
+        .unwrap();
+    // `reindex` logs "indexed <slug>" every 100 ms for its three notes and stops when it is
+    // cancelled (a cancelled request writes nothing more): without the cancellation all
+    // three would arrive within about 300 ms.
+    let abandoned = tokio::time::timeout(
+        Duration::from_millis(150),
+        call(&client, "reindex", json!({})),
+    )
+    .await;
+    assert!(abandoned.is_err(), "reindex answered too early");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let seen = logs.lock().unwrap().clone();
+    let indexed = seen.iter().filter(|l| l.contains("indexed ")).count();
+    assert!(
+        seen.iter().any(|l| l.contains("re-indexing 3 notes")),
+        "{seen:?}"
+    );
+    assert!(
+        indexed < 3,
+        "the server kept working after the drop: {seen:?}"
+    );
+    // The connection goes on serving.
+    assert_eq!(
+        call(&client, "search", json!({"query": "release"}))
+            .await
+            .unwrap(),
+        r#"["release-checklist"]"#
+    );
+    client.close().await.unwrap();
+}

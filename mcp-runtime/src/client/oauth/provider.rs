@@ -86,21 +86,10 @@ impl OAuthProvider {
             }
         };
         let identity = self.identity(state, &discovered).await?;
-        let mut params = vec![("grant_type", "refresh_token"), ("refresh_token", refresh)];
-        if let Some(resource) = &discovered.resource {
-            params.push(("resource", resource));
-        }
-        let server = &discovered.server;
-        let response = token::request(
-            &self.http,
-            server.token_endpoint()?,
-            &identity,
-            &server.issuer,
-            &params,
-            true,
-        )
-        .await?;
-        let mut response = response;
+        let params = vec![("grant_type", "refresh_token"), ("refresh_token", refresh)];
+        let mut response = self
+            .token_request(&discovered, &identity, params, true)
+            .await?;
         if response.refresh_token.is_none() {
             response.refresh_token = Some(refresh.to_owned());
         }
@@ -236,20 +225,9 @@ impl OAuthProvider {
                 if !scope.is_empty() {
                     params.push(("scope", &scope));
                 }
-                if let Some(resource) = &discovered.resource {
-                    params.push(("resource", resource));
-                }
-                let server = &discovered.server;
-                token::request(
-                    &self.http,
-                    server.token_endpoint()?,
-                    &identity,
-                    &server.issuer,
-                    &params,
-                    true,
-                )
-                .await?
-                .into_stored(&scopes, true)
+                self.token_request(&discovered, &identity, params, true)
+                    .await?
+                    .into_stored(&scopes, true)
             }
             Grant::IdentityAssertion { provider, .. } => {
                 let server = &discovered.server;
@@ -271,16 +249,9 @@ impl OAuthProvider {
                 if !scope.is_empty() {
                     params.push(("scope", &scope));
                 }
-                token::request(
-                    &self.http,
-                    server.token_endpoint()?,
-                    &identity,
-                    &server.issuer,
-                    &params,
-                    true,
-                )
-                .await?
-                .into_stored(&scopes, false)
+                self.token_request(&discovered, &identity, params, false)
+                    .await?
+                    .into_stored(&scopes, false)
             }
         };
         let access = token.access_token().to_owned();
@@ -346,16 +317,32 @@ impl OAuthProvider {
         }
         let code = param("code")
             .ok_or_else(|| OAuthError::authorization("the redirect carries no code"))?;
-        let mut params = vec![
+        let params = vec![
             ("grant_type", "authorization_code"),
             ("code", code.as_str()),
             ("redirect_uri", redirect_uri.as_str()),
             ("code_verifier", pkce.verifier.as_str()),
         ];
-        if let Some(resource) = &discovered.resource {
+        Ok(self
+            .token_request(discovered, identity, params, true)
+            .await?
+            .into_stored(scopes, true))
+    }
+
+    /// A token request at the discovered authorization server's token endpoint, with the
+    /// discovered `resource` (RFC 8707) added when `with_resource`.
+    async fn token_request<'a>(
+        &self,
+        discovered: &'a Discovered,
+        identity: &Identity,
+        mut params: Vec<(&'a str, &'a str)>,
+        with_resource: bool,
+    ) -> Result<token::TokenResponse, OAuthError> {
+        if let (true, Some(resource)) = (with_resource, &discovered.resource) {
             params.push(("resource", resource));
         }
-        Ok(token::request(
+        let server = &discovered.server;
+        token::request(
             &self.http,
             server.token_endpoint()?,
             identity,
@@ -363,8 +350,7 @@ impl OAuthProvider {
             &params,
             true,
         )
-        .await?
-        .into_stored(scopes, true))
+        .await
     }
 }
 

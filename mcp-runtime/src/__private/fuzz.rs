@@ -124,7 +124,7 @@ pub fn classify(data: &[u8]) {
         Ok(Message::Notification(n)) => (n.method, n.params, false),
         _ => return,
     };
-    match classify::classify(mode, &headers, &method, params.as_ref(), is_request) {
+    match classify::classify(mode, &headers, &method, params.as_ref(), is_request, None) {
         Route::Modern(envelope) => {
             assert_ne!(
                 mode,

@@ -240,40 +240,6 @@ impl Message {
         Ok(Self::Response(JsonRpcResponse { id, outcome }))
     }
 
-    /// Reads the id of a value that may not be a valid message, for echoing it in an error.
-    /// Reads a request or a notification straight from `body`, without building a [`Value`]
-    /// for the whole message: the fast path of the HTTP transport. `None` when `body` is
-    /// anything else (a batch, a response, an invalid message, a duplicate or escaped
-    /// member name): the caller then parses it into a [`Value`] and uses
-    /// [`Message::from_value`], which gives the same message or the precise error, so both
-    /// paths accept exactly the same messages.
-    pub fn from_slice_fast(body: &[u8]) -> Option<Self> {
-        let wire: WireCall<'_> = serde_json::from_slice(body).ok()?;
-        if wire.jsonrpc != "2.0" {
-            return None;
-        }
-        let id = match wire.id {
-            None => None,
-            Some(v) => Some(parse_id(v).ok()?),
-        };
-        let params = match wire.params {
-            None => None,
-            Some(Value::Object(p)) => Some(p),
-            Some(_) => return None,
-        };
-        let token = params
-            .as_ref()
-            .and_then(|p| p.get("_meta")?.get("progressToken"));
-        if token.is_some_and(|t| !is_progress_token(t)) {
-            return None;
-        }
-        let method = wire.method;
-        Some(match id {
-            Some(id) => Self::Request(Request { id, method, params }),
-            None => Self::Notification(Notification { method, params }),
-        })
-    }
-
     /// The id of a message that failed to parse, when it has a usable one.
     pub fn peek_id(value: &Value) -> ResponseId {
         value.get("id").cloned().and_then(|v| parse_id(v).ok())
@@ -289,28 +255,8 @@ impl Message {
     }
 }
 
-/// The members of a request or a notification as [`Message::from_slice_fast`] reads them;
-/// any other member fails the read (and sends the body to the strict path).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WireCall<'a> {
-    #[serde(borrow)]
-    jsonrpc: &'a str,
-    /// `Some(Value::Null)` for `"id": null`, which is not a notification.
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    method: String,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
-}
-
-/// A member that is present, even when it is `null`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
-
 /// A string or an integer (a JSON number without a fraction, as JavaScript counts it).
-fn is_progress_token(v: &Value) -> bool {
+pub(super) fn is_progress_token(v: &Value) -> bool {
     match v {
         Value::String(_) => true,
         Value::Number(n) => {
@@ -320,7 +266,7 @@ fn is_progress_token(v: &Value) -> bool {
     }
 }
 
-fn parse_id(v: Value) -> Result<RequestId, MessageError> {
+pub(super) fn parse_id(v: Value) -> Result<RequestId, MessageError> {
     match v {
         Value::String(s) => Ok(RequestId::String(s)),
         Value::Number(n) => n.as_i64().map(RequestId::Number).ok_or(MessageError::Id),
@@ -433,43 +379,6 @@ mod tests {
             serde_json::to_value(&e).unwrap(),
             json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})
         );
-    }
-
-    /// The fast path reads the same message as the strict one, or leaves the body to it.
-    #[test]
-    fn fast_path_agrees_with_the_strict_one() {
-        let same = [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1},"_meta":{"progressToken":"t"}}}"#,
-            r#"{"method":"ping","id":"a","jsonrpc":"2.0"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            r#"{"jsonrpc":"2.0","id":-3,"method":"x","params":{}}"#,
-        ];
-        for body in same {
-            let strict = Message::from_value(serde_json::from_str(body).unwrap()).unwrap();
-            assert_eq!(
-                Message::from_slice_fast(body.as_bytes()),
-                Some(strict),
-                "{body}"
-            );
-        }
-        // Each of these is left to the strict path (which answers it or names the error).
-        let left = [
-            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
-            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}"#,
-            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"progressToken":{}}}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#,
-        ];
-        for body in left {
-            assert_eq!(Message::from_slice_fast(body.as_bytes()), None, "{body}");
-        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod jsonrpc;
 mod roots;
 mod sampling;
 mod types;
+pub(crate) mod wire;
 
 pub use builders::IntoSchemaObject;
 pub use call_result::StructuredContentError;

@@ -32,13 +32,16 @@ pub(crate) fn protocol_version_header(headers: &HeaderMap) -> Result<Option<&str
     }
 }
 
-/// Classifies one request (`is_request`) or notification.
+/// Classifies one request (`is_request`) or notification. `lifted` is the envelope the fast
+/// read of the body already took out of `params._meta` (`protocol::wire`); without it the
+/// envelope is read from `params`.
 pub(crate) fn classify(
     mode: ProtocolMode,
     headers: &HeaderMap,
     method: &str,
     params: Option<&Map<String, Value>>,
     is_request: bool,
+    lifted: Option<RequestEnvelope>,
 ) -> Route {
     if mode == ProtocolMode::Legacy {
         return Route::Legacy;
@@ -52,11 +55,15 @@ pub(crate) fn classify(
             ));
         }
     };
-    let claim = RequestEnvelope::has_claim(params);
+    let claim = lifted.is_some() || RequestEnvelope::has_claim(params);
+    let read = |lifted: Option<RequestEnvelope>| match lifted {
+        Some(envelope) => Ok(envelope),
+        None => RequestEnvelope::parse(params),
+    };
     if !is_request {
         // Notifications: a claim or a modern header makes them modern; both eras answer 202.
         return if claim || header_version.is_some_and(is_modern_version) {
-            match RequestEnvelope::parse(params) {
+            match read(lifted) {
                 Ok(env) => Route::Modern(Box::new(env)),
                 Err(_) if !claim => Route::Legacy,
                 Err(e) => Route::Reject(envelope_error(&e.message(), e.data())),
@@ -65,7 +72,7 @@ pub(crate) fn classify(
             Route::Legacy
         };
     }
-    let envelope = claim.then(|| RequestEnvelope::parse(params));
+    let envelope = claim.then(|| read(lifted));
     if method == "initialize" && !matches!(envelope, Some(Ok(_))) {
         if let Some(v) = header_version.filter(|v| is_modern_version(v)) {
             return Route::Reject(header_mismatch(

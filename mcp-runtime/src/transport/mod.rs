@@ -47,8 +47,8 @@ use crate::dispatch::{
 };
 use crate::error::{InsufficientScopeError, ServerError};
 use crate::protocol::{
-    DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message, RequestId,
-    ResponseId, SuccessOut, serves_legacy_version,
+    DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message,
+    RequestEnvelope, RequestId, ResponseId, SuccessOut, serves_legacy_version,
 };
 use classify::{Route, classify, legacy_unsupported_header, protocol_version_header};
 
@@ -147,8 +147,11 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
         }
     };
     // Most bodies are one request: read it without a `Value` for the whole message.
-    if let Some(message) = Message::from_slice_fast(&bytes) {
-        return single_message(server, Arc::new(parts), message, None).await;
+    // A modern envelope is lifted out of `_meta` while reading, unless the endpoint is
+    // legacy-only (its handlers see `_meta` as sent).
+    let lift = server.protocol_mode() != ProtocolMode::Legacy;
+    if let Some((message, envelope)) = crate::protocol::wire::read(&bytes, lift) {
+        return single_message(server, Arc::new(parts), message, envelope, None).await;
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
@@ -208,14 +211,16 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             return invalid_message(id);
         }
     };
-    single_message(server, parts, message, id).await
+    single_message(server, parts, message, None, id).await
 }
 
-/// Serves one message; `id` is what an invalid-message error names.
+/// Serves one message; `envelope` is its modern envelope when the read already lifted it
+/// out of `_meta`; `id` is what an invalid-message error names.
 async fn single_message(
     server: &Server,
     parts: Arc<http::request::Parts>,
     message: Message,
+    envelope: Option<RequestEnvelope>,
     id: ResponseId,
 ) -> Response {
     let mode = server.protocol_mode();
@@ -252,6 +257,7 @@ async fn single_message(
         &request.method,
         request.params.as_ref(),
         is_request,
+        envelope,
     );
     if !is_request {
         return match route {

@@ -241,6 +241,9 @@ fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
     let mut seen = false;
     for raw in values {
         seen = true;
+        if loopback.is_some_and(|bound| is_plain_loopback(raw, bound)) {
+            continue;
+        }
         if raw.is_empty() {
             // As the TypeScript SDK words it: an empty `Host` is a missing one.
             return Err("Missing Host header".into());
@@ -269,6 +272,24 @@ fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
         return Err("Missing Host header".into());
     }
     Ok(())
+}
+
+/// `127.0.0.1:PORT` or `localhost:PORT` naming the bound loopback port: what local clients
+/// send, accepted without parsing the value (every other value takes the full check, which
+/// accepts these too).
+fn is_plain_loopback(raw: &[u8], bound: u16) -> bool {
+    let Some(digits) = raw
+        .strip_prefix(b"127.0.0.1:")
+        .or_else(|| raw.strip_prefix(b"localhost:"))
+    else {
+        return false;
+    };
+    !digits.is_empty()
+        && digits.iter().all(u8::is_ascii_digit)
+        && std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| d.parse::<u16>().ok())
+            == Some(bound)
 }
 
 /// A `Host` value split into its lowercase host and its port, or `None` when it is not a
@@ -324,6 +345,36 @@ fn is_loopback_name(host: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortcut accepts only values the full check accepts for the bound port.
+    #[test]
+    fn plain_loopback_agrees_with_the_full_check() {
+        let bound = 9090;
+        let full = |v: &str| {
+            split_host(v)
+                .is_some_and(|(host, port)| is_loopback_name(&host) && port.unwrap_or(80) == bound)
+        };
+        for v in [
+            "127.0.0.1:9090",
+            "localhost:9090",
+            "localhost:09090",
+            "127.0.0.1:9091",
+            "127.0.0.1:",
+            "127.0.0.1:+9090",
+            "127.0.0.1:99999999",
+            "localhost:9090 ",
+            "127.0.0.1",
+            "evil.example:9090",
+            "127.0.0.1:9090@evil",
+        ] {
+            if is_plain_loopback(v.as_bytes(), bound) {
+                assert!(full(v), "{v}");
+            }
+        }
+        assert!(is_plain_loopback(b"127.0.0.1:9090", bound));
+        assert!(is_plain_loopback(b"localhost:9090", bound));
+        assert!(!is_plain_loopback(b"localhost:9091", bound));
+    }
 
     #[test]
     fn host_values_are_split_into_host_and_port() {

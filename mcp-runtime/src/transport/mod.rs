@@ -21,7 +21,6 @@ mod vhost;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
@@ -48,7 +47,7 @@ use crate::dispatch::{
 use crate::error::{InsufficientScopeError, ServerError};
 use crate::protocol::{
     DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, JsonRpcError, Message,
-    RequestEnvelope, RequestId, ResponseId, SuccessOut, serves_legacy_version,
+    RequestEnvelope, RequestId, ResponseId, serves_legacy_version,
 };
 use classify::{Route, classify, legacy_unsupported_header, protocol_version_header};
 
@@ -65,23 +64,33 @@ struct Endpoint {
 /// When the serving stops: the service's own token and the listener's (a request
 /// extension), whichever is cancelled first. Inserted into each request's extensions.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Closing(Vec<CancellationToken>);
+pub(crate) struct Closing {
+    service: Option<CancellationToken>,
+    listener: Option<CancellationToken>,
+}
 
 impl Closing {
     fn of(endpoint: &Endpoint, extensions: &http::Extensions) -> Self {
-        let listener = extensions
-            .get::<listener::ListenerShutdown>()
-            .map(|l| l.0.clone());
-        Self(endpoint.shutdown.iter().cloned().chain(listener).collect())
+        Self {
+            service: endpoint.shutdown.clone(),
+            listener: extensions
+                .get::<listener::ListenerShutdown>()
+                .map(|l| l.0.clone()),
+        }
     }
 
     /// Completes once the serving stops (never, when nothing tells).
     pub(crate) async fn wait(self) {
-        if self.0.is_empty() {
-            return std::future::pending().await;
+        match (self.service, self.listener) {
+            (None, None) => std::future::pending().await,
+            (Some(one), None) | (None, Some(one)) => one.cancelled_owned().await,
+            (Some(service), Some(listener)) => {
+                tokio::select! {
+                    () = service.cancelled() => {}
+                    () = listener.cancelled() => {}
+                }
+            }
         }
-        let waits = self.0.into_iter().map(|t| Box::pin(t.cancelled_owned()));
-        futures_util::future::select_all(waits).await;
     }
 }
 
@@ -96,7 +105,7 @@ pub(crate) struct ScopeChallenge {
     pub(crate) description: String,
 }
 
-async fn endpoint(State(state): State<Endpoint>, mut request: Request<Body>) -> Response {
+async fn endpoint(state: Endpoint, mut request: Request<Body>) -> Response {
     let closing = Closing::of(&state, request.extensions());
     request.extensions_mut().insert(closing);
     let server = state.server;
@@ -534,7 +543,17 @@ async fn batch_of_one(response: Response) -> Response {
 
 fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
     let written = match reply {
-        Reply::Ok(raw) => serde_json::to_writer(&mut *out, &SuccessOut::new(id, raw)),
+        // The bytes `SuccessOut` serializes to, written directly: the result is JSON text
+        // already.
+        Reply::Ok(raw) => {
+            out.reserve(raw.get().len() + 40);
+            out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+            let id = serde_json::to_writer(&mut *out, id);
+            out.extend_from_slice(br#","result":"#);
+            out.extend_from_slice(raw.get().as_bytes());
+            out.push(b'}');
+            id
+        }
         Reply::Err { error, .. } => serde_json::to_writer(
             &mut *out,
             &JsonRpcError::new(Some(id.clone()), error.clone()),
@@ -689,6 +708,16 @@ fn is_json_content_type(headers: &HeaderMap) -> bool {
 /// The media ranges of the `Accept` headers, without parameters, as sent (compare them with
 /// [`is_media`]: media types are case-insensitive). Allocates nothing: it runs on every
 /// request.
+/// The `Accept` value the TypeScript and Python clients send on every POST: recognised
+/// without parsing (it accepts JSON and SSE).
+const COMMON_ACCEPT: &[u8] = b"application/json, text/event-stream";
+
+/// Whether the request has exactly one `Accept` header, [`COMMON_ACCEPT`].
+fn common_accept(headers: &HeaderMap) -> bool {
+    let mut all = headers.get_all(header::ACCEPT).iter();
+    matches!((all.next(), all.next()), (Some(v), None) if v.as_bytes() == COMMON_ACCEPT)
+}
+
 fn accept_values(headers: &HeaderMap) -> impl Iterator<Item = &str> + '_ {
     headers
         .get_all(header::ACCEPT)
@@ -704,6 +733,9 @@ fn is_media(t: &str, names: &[&str]) -> bool {
 }
 
 fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    if common_accept(headers) {
+        return true;
+    }
     let (mut json, mut sse) = (false, false);
     for t in accept_values(headers) {
         json |= is_media(t, &["application/json", "*/*", "application/*"]);
@@ -713,14 +745,63 @@ fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
 }
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
+    if common_accept(headers) {
+        return true;
+    }
     accept_values(headers).any(|t| is_media(t, &["text/event-stream", "text/*", "*/*"]))
 }
 
 fn wants_sse_only(headers: &HeaderMap) -> bool {
+    if common_accept(headers) {
+        return false;
+    }
     let (mut json, mut sse) = (false, false);
     for t in accept_values(headers) {
         json |= is_media(t, &["application/json", "*/*", "application/*"]);
         sse |= is_media(t, &["text/event-stream"]);
     }
     sse && !json
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::SuccessOut;
+    use serde_json::value::RawValue;
+
+    /// A success reply is written as the bytes `SuccessOut` serializes to.
+    #[test]
+    fn success_replies_are_success_out_bytes() {
+        let result = RawValue::from_string(r#"{"a":[1,"x"],"b":{}}"#.to_owned()).unwrap();
+        for id in [
+            RequestId::Number(-7),
+            RequestId::String("q\"u\\o\nte".into()),
+        ] {
+            let mut out = Vec::new();
+            write_reply(&mut out, &id, &Reply::Ok(result.clone()));
+            let expected = serde_json::to_vec(&SuccessOut::new(&id, &result)).unwrap();
+            assert_eq!(out, expected);
+        }
+    }
+
+    /// The common `Accept` value gets the answers the parser gives it.
+    #[test]
+    fn the_common_accept_value_reads_as_parsed() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        assert!(common_accept(&headers));
+        let parsed_json = accept_values(&headers).any(|t| is_media(t, &["application/json"]));
+        let parsed_sse = accept_values(&headers).any(|t| is_media(t, &["text/event-stream"]));
+        assert!(parsed_json && parsed_sse);
+        assert!(accepts_sse(&headers) && accepts_json_and_sse(&headers));
+        assert!(!wants_sse_only(&headers));
+        headers.append(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        assert!(!common_accept(&headers));
+    }
 }

@@ -6,15 +6,18 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
-use axum::body::HttpBody;
+use axum::body::{Body, HttpBody};
 use axum::response::Response;
-use axum::routing::future::RouteFuture;
 use bytes::Bytes;
+use futures_util::future::BoxFuture;
 use http::Request;
 use tokio_util::sync::CancellationToken;
-use tower::Service;
+#[cfg(feature = "oauth")]
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service};
 
-use super::{Endpoint, gate};
+use super::Endpoint;
+use super::gate::{self, GateService};
 use crate::dispatch::Server;
 
 /// The MCP endpoint as a [`tower::Service`]: it answers POST, GET and DELETE on whatever
@@ -81,7 +84,36 @@ use crate::dispatch::Server;
 #[derive(Clone)]
 pub struct McpService {
     server: Server,
-    router: Router,
+    inner: Inner,
+}
+
+/// What serves a request once it reaches the service: the gate (Host, Origin, CORS) around
+/// the endpoint, with the bearer-token check in between on a protected service. Plain
+/// services call the endpoint directly (no router, no boxed service per request).
+#[derive(Clone)]
+enum Inner {
+    Plain(GateService<EndpointService>),
+    #[cfg(feature = "oauth")]
+    Guarded(GateService<BoxCloneSyncService<Request<Body>, Response, Infallible>>),
+}
+
+/// The endpoint as a tower service: [`super::endpoint`] with the service's state.
+#[derive(Clone)]
+pub(super) struct EndpointService(Endpoint);
+
+impl Service<Request<Body>> for EndpointService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let state = self.0.clone();
+        Box::pin(async move { Ok(super::endpoint(state, request).await) })
+    }
 }
 
 impl std::fmt::Debug for McpService {
@@ -112,23 +144,21 @@ impl McpService {
     }
 
     fn build(server: Server, shutdown: Option<CancellationToken>) -> Self {
-        let state = Endpoint {
+        let endpoint = EndpointService(Endpoint {
             server: Arc::new(server.clone()),
             shutdown,
-        };
-        #[allow(unused_mut)]
-        let mut endpoint = Router::new().fallback(super::endpoint);
+        });
+        let gate = gate::Gate::new(server.config());
         #[cfg(feature = "oauth")]
         if let Some(guard) = server.guard() {
-            endpoint = endpoint.layer(axum::middleware::from_fn_with_state(
-                guard.clone(),
-                crate::auth::require_auth,
-            ));
+            let guarded =
+                axum::middleware::from_fn_with_state(guard.clone(), crate::auth::require_auth)
+                    .layer(endpoint);
+            let inner = Inner::Guarded(gate.layer(BoxCloneSyncService::new(guarded)));
+            return Self { server, inner };
         }
-        let router = endpoint
-            .layer(gate::Gate::new(server.config()))
-            .with_state(state);
-        Self { server, router }
+        let inner = Inner::Plain(gate.layer(endpoint));
+        Self { server, inner }
     }
 }
 
@@ -145,14 +175,20 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = RouteFuture<Infallible>;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
 
+    /// Always ready: every part of the service is.
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        self.router.call(request)
+        let request = request.map(Body::new);
+        match &mut self.inner {
+            Inner::Plain(service) => Box::pin(service.call(request)),
+            #[cfg(feature = "oauth")]
+            Inner::Guarded(service) => Box::pin(service.call(request)),
+        }
     }
 }
 

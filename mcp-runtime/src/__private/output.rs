@@ -232,9 +232,10 @@ impl<T: ToolReturn + Serialize> ValueTag<T> for JsonValue<T> {
             tracing::error!(error = %e, "a tool's return value failed to serialize");
             ServerError::client_message("Internal error")
         })?;
+        // `serde_json::to_string` writes what `Display` writes, without the formatter.
         let text = match &json {
             serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
+            other => serde_json::to_string(other).unwrap_or_default(),
         };
         Ok(CallToolResult {
             content: vec![Content::text(text)],

@@ -2,8 +2,6 @@
 //! bindings, policies) and what each type supplies (schemas), and the per-call argument
 //! binding.
 
-use std::sync::Arc;
-
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
@@ -258,7 +256,7 @@ fn capitalize(s: &str) -> String {
 
 /// The values one call binds its parameters from.
 pub struct CallArgs<'a> {
-    tool: Arc<str>,
+    tool: String,
     /// What is called: a tool, a prompt or a resource (it shapes the error messages).
     subject: Subject,
     arguments: JsonObject,
@@ -277,7 +275,7 @@ impl<'a> CallArgs<'a> {
             params.request_state.take(),
         );
         Self {
-            tool: Arc::from(params.name.as_str()),
+            tool: std::mem::take(&mut params.name),
             subject: Subject::Tool,
             arguments: params.arguments.take().unwrap_or_default(),
             request,
@@ -295,7 +293,7 @@ impl<'a> CallArgs<'a> {
             params.request_state.clone(),
         );
         Self {
-            tool: Arc::from(params.name.as_str()),
+            tool: params.name.clone(),
             subject: Subject::Tool,
             arguments: JsonObject::new(),
             request,
@@ -308,7 +306,7 @@ impl<'a> CallArgs<'a> {
     /// For `on_list_tools` of an advanced service.
     pub fn for_list(cursor: Option<String>, request: &'a RequestContext) -> Self {
         Self {
-            tool: Arc::from(""),
+            tool: String::new(),
             subject: Subject::Tool,
             arguments: JsonObject::new(),
             request,
@@ -326,7 +324,7 @@ impl<'a> CallArgs<'a> {
         request: &'a RequestContext,
     ) -> Self {
         Self {
-            tool: Arc::from(name),
+            tool: name.to_owned(),
             subject,
             arguments,
             request,

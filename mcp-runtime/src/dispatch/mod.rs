@@ -736,10 +736,9 @@ fn parse_params<T: serde::de::DeserializeOwned>(params: Option<JsonObject>) -> R
 
 /// [`parse_params`] for `tools/call`, without rebuilding its objects.
 fn parse_call_params(params: Option<JsonObject>) -> Result<CallToolParams, Reply> {
-    let mut map = params.unwrap_or_default();
-    match CallToolParams::take(&mut map) {
-        Some(params) => Ok(params),
-        None => parse_params(Some(map)),
+    match CallToolParams::take(params.unwrap_or_default()) {
+        Ok(params) => Ok(params),
+        Err(map) => parse_params(Some(map)),
     }
 }
 

@@ -273,11 +273,11 @@ pub struct CallToolParams {
 
 impl CallToolParams {
     /// Moves the params of a `tools/call` out of their JSON object without rebuilding the
-    /// `arguments` and `_meta` objects (what `serde_json::from_value` does). `None`, with
-    /// `map` untouched, when a member has a type deserializing would refuse: the caller then
-    /// deserializes `map` for the exact error. Other members are ignored, as by
-    /// deserializing.
-    pub(crate) fn take(map: &mut JsonObject) -> Option<Self> {
+    /// `arguments` and `_meta` objects (what `serde_json::from_value` does), in one pass over
+    /// the object. `Err(map)`, untouched, when a member has a type deserializing would
+    /// refuse: the caller then deserializes `map` for the exact error. Other members are
+    /// ignored, as by deserializing.
+    pub(crate) fn take(map: JsonObject) -> Result<Self, JsonObject> {
         let valid = map.contains_key("name")
             && map.iter().all(|(key, value)| match key.as_str() {
                 "name" => value.is_string(),
@@ -286,28 +286,28 @@ impl CallToolParams {
                 _ => true,
             });
         if !valid {
-            return None;
+            return Err(map);
         }
-        let mut object = |key: &str| match map.remove(key) {
-            Some(serde_json::Value::Object(o)) => Some(o),
-            _ => None,
+        let mut params = Self {
+            name: String::new(),
+            arguments: None,
+            input_responses: None,
+            request_state: None,
+            meta: None,
         };
-        let (arguments, input_responses, meta) = (
-            object("arguments"),
-            object("inputResponses"),
-            object("_meta"),
-        );
-        let mut string = |key: &str| match map.remove(key) {
-            Some(serde_json::Value::String(s)) => Some(s),
-            _ => None,
-        };
-        Some(Self {
-            name: string("name")?,
-            arguments,
-            input_responses,
-            request_state: string("requestState"),
-            meta,
-        })
+        for (key, value) in map {
+            match (key.as_str(), value) {
+                ("name", serde_json::Value::String(s)) => params.name = s,
+                ("arguments", serde_json::Value::Object(o)) => params.arguments = Some(o),
+                ("inputResponses", serde_json::Value::Object(o)) => {
+                    params.input_responses = Some(o);
+                }
+                ("_meta", serde_json::Value::Object(o)) => params.meta = Some(o),
+                ("requestState", serde_json::Value::String(s)) => params.request_state = Some(s),
+                _ => {}
+            }
+        }
+        Ok(params)
     }
 }
 
@@ -488,9 +488,9 @@ mod tests {
             json!({"name": "add"}),
         ];
         for params in read {
-            let mut map = params.as_object().unwrap().clone();
+            let map = params.as_object().unwrap().clone();
             let expected: CallToolParams = serde_json::from_value(params.clone()).unwrap();
-            assert_eq!(CallToolParams::take(&mut map), Some(expected), "{params}");
+            assert_eq!(CallToolParams::take(map), Ok(expected), "{params}");
         }
         let refused = [
             json!({}),
@@ -501,9 +501,12 @@ mod tests {
             json!({"name": "add", "inputResponses": true}),
         ];
         for params in refused {
-            let mut map = params.as_object().unwrap().clone();
-            assert_eq!(CallToolParams::take(&mut map), None, "{params}");
-            assert_eq!(Some(&map), params.as_object(), "left untouched");
+            let map = params.as_object().unwrap().clone();
+            assert_eq!(
+                CallToolParams::take(map).as_ref().err(),
+                params.as_object(),
+                "left untouched: {params}"
+            );
             assert!(serde_json::from_value::<CallToolParams>(params).is_err());
         }
     }

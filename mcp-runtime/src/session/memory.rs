@@ -12,6 +12,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use rustc_hash::FxHashMap;
+
 use serde_json::Value;
 
 use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, Update};
@@ -33,7 +35,7 @@ impl Default for MemoryStore {
     fn default() -> Self {
         Self {
             inner: Mutex::new(Inner {
-                sessions: HashMap::new(),
+                sessions: FxHashMap::default(),
                 by_recency: BTreeMap::new(),
                 pools: HashMap::new(),
                 profiles: HashSet::new(),
@@ -53,7 +55,9 @@ impl std::fmt::Debug for MemoryStore {
 }
 
 struct Inner {
-    sessions: HashMap<Id, Entry>,
+    /// Keyed by random ids the store itself draws, so a fast non-keyed hash is safe here: a
+    /// client can look ids up but cannot choose the ones inserted.
+    sessions: FxHashMap<Id, Entry>,
     /// Recency stamp → id, for all sessions (oldest first): the expiry walk.
     by_recency: BTreeMap<u64, Id>,
     /// Per pool: recency stamp → id (oldest first): eviction.

@@ -248,7 +248,7 @@ impl Inbox {
 /// The identity of a request id in the in-flight registry (its JSON text).
 pub(crate) fn id_key(id: &Value) -> Option<String> {
     match id {
-        Value::String(_) | Value::Number(_) => Some(id.to_string()),
+        Value::String(_) | Value::Number(_) => serde_json::to_string(id).ok(),
         _ => None,
     }
 }
@@ -281,7 +281,8 @@ pub(crate) async fn serve(
     });
     let cancel = CancellationToken::new();
     let inflight = session.as_ref().and_then(|s| {
-        let key = id_key(&serde_json::to_value(&request.id).ok()?)?;
+        // The id's JSON text, as `id_key` reads it from a cancellation's `requestId`.
+        let key = serde_json::to_string(&request.id).ok()?;
         Some(streams.inflight.register(s, key, cancel.clone()))
     });
     let mut state = CallState::new(

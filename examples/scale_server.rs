@@ -11,8 +11,11 @@
 //!   1 MiB argument, so it is left as it is.
 //! * `streams`: `Add` with `list_changed(true)` (so a `subscriptions/listen` filter asking for
 //!   tool changes is honoured and its stream stays open), room for `SCALE_CAPACITY` (default
-//!   100,000) listeners, anonymous legacy sessions and connections (the defaults are 10,000
-//!   each), and a one-hour session idle timeout: `examples/streams.rs` opens the streams.
+//!   100,000) listeners, legacy GET streams, anonymous legacy sessions and connections (the
+//!   defaults are 10,000 each), and a one-hour session idle timeout: `examples/streams.rs`
+//!   opens the streams. (A stream whose client has gone stays counted until the server next
+//!   writes to it, a keep-alive within 15 s: the warm-up's streams are still counted when the
+//!   measured ones open.)
 
 use mcp_examples::bench::{Add, Size, Sum};
 
@@ -49,6 +52,7 @@ async fn serve_streams() -> Result<(), mcp::Error> {
     let server = mcp::Server::builder(Add)
         .list_changed(true)
         .max_listeners(capacity)
+        .max_streams(capacity)
         .session_limits(limits)
         .build()?;
     let addr = std::env::var("MCP_ADDR").unwrap_or_else(|_| mcp_examples::DEFAULT_ADDR.to_owned());

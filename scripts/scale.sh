@@ -34,8 +34,8 @@
 #   for the MCP server, axum's 2 MB) admit all three.
 # - streams: examples/streams.rs opens N (10,000) SSE streams, one connection each, and
 #   reports the server's RSS growth per stream: modern `subscriptions/listen`
-#   (SCALE_SERVICE=streams: `list_changed` on, room for 100,000 listeners, sessions and
-#   connections), legacy GET streams on sessions (opened and measured first), and bare axum
+#   (SCALE_SERVICE=streams: `list_changed` on, room for 100,000 listeners, GET streams,
+#   sessions and connections), legacy GET streams on sessions (opened and measured first), and bare axum
 #   holding a `text/event-stream` response open (BARE_HANDLER=sse).
 # - idle legacy sessions: examples/session_memory.rs --mode http N (default 100,000): RSS
 #   growth per session through real `initialize` requests.

@@ -13,8 +13,15 @@
 //! error. The requests are the fixtures of [`mcp_examples::bench::Kind`]: `modern` (an
 //! enveloped 2026-07-28 `tools/call` of the `add` example's `add` tool), `legacy` (a
 //! stateless 2025-11-25 `tools/call` of the same tool), `session` (the same on a legacy
-//! session), `discover` (`server/discover`), `list` (`tools/list`) and `bare` (the modern
-//! body, sent to `examples/bare_axum.rs`).
+//! session), `discover` (`server/discover`), `list` (`tools/list`), `legacy-list` (a
+//! stateless legacy `tools/list`) and `bare` (the modern body, sent to
+//! `examples/bare_axum.rs`).
+//!
+//! With `--tool NAME` a call kind (`modern`, `legacy`, `session`, `bare`) calls tool `NAME`
+//! (same arguments) instead of `add`: the tool-count rows of `scripts/scale.sh` call the last
+//! of `examples/scale_server.rs`'s generated tools. With `--arg-bytes N` it calls the `size`
+//! tool (`mcp_examples::bench::Size`, or `bare_axum` with `BARE_HANDLER=size`) with a text of
+//! N bytes.
 //!
 //! With `--server-pid PID` (Linux) it also reads the server's CPU time from `/proc` at the
 //! start and end of the measured window and reports the server's CPU time per request, a
@@ -28,7 +35,8 @@
 //! connection first: `initialize`, then `notifications/initialized`.
 //!
 //! The report is printed twice: for people, then as one JSON line (the line starting with
-//! `{`) for scripts such as `scripts/load.sh`.
+//! `{`) for scripts such as `scripts/load.sh`; the JSON line also gives the request body's
+//! size and that of the preflight answer (`request_bytes`, `response_bytes`).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -45,8 +53,8 @@ use mcp_examples::bench::{Kind, LEGACY_INITIALIZE, LEGACY_INITIALIZED};
 use mcp_examples::loadgen::{self, exchange};
 
 const USAGE: &str = "usage: load --url http://127.0.0.1:PORT/mcp \
---kind modern|legacy|session|discover|list|bare \
-[--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
+--kind modern|legacy|session|discover|list|legacy-list|bare \
+[--tool NAME] [--arg-bytes N] [--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
 [--server-pid PID] [--requests N]";
 
 const WARMUP: u8 = 0;
@@ -64,6 +72,8 @@ struct Args {
     threads: usize,
     server_pid: Option<u32>,
     requests: Option<u64>,
+    tool: Option<String>,
+    arg_bytes: Option<usize>,
 }
 
 impl Args {
@@ -77,6 +87,8 @@ impl Args {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             server_pid: None,
             requests: None,
+            tool: None,
+            arg_bytes: None,
         };
         let mut it = std::env::args().skip(1);
         while let Some(arg) = it.next() {
@@ -128,6 +140,10 @@ impl Args {
                             .ok_or_else(|| bad("expected a positive integer"))?,
                     );
                 }
+                "--tool" => args.tool = Some(value),
+                "--arg-bytes" => {
+                    args.arg_bytes = Some(value.parse().map_err(|_| bad("expected bytes"))?);
+                }
                 "--warmup" | "-w" => {
                     args.warmup = seconds(&value).ok_or_else(|| bad("expected seconds"))?;
                 }
@@ -136,6 +152,12 @@ impl Args {
         }
         if args.url.is_empty() {
             return Err("--url is required".into());
+        }
+        if (args.tool.is_some() || args.arg_bytes.is_some()) && !args.kind.is_call() {
+            return Err(format!(
+                "--tool and --arg-bytes apply to the call kinds, not {}",
+                args.kind.name()
+            ));
         }
         Ok(args)
     }
@@ -158,7 +180,8 @@ struct Target {
 }
 
 impl Target {
-    fn new(url: &str, kind: Kind) -> Result<Self, String> {
+    fn new(args: &Args) -> Result<Self, String> {
+        let (url, kind) = (args.url.as_str(), args.kind);
         let (addr, path, authority) = loadgen::resolve(url)?;
         let mut headers = HeaderMap::new();
         headers.insert(
@@ -171,12 +194,33 @@ impl Target {
                 HeaderValue::from_static(value),
             );
         }
+        let mut body = Bytes::from_static(kind.body().as_bytes());
+        if args.tool.is_some() || args.arg_bytes.is_some() {
+            let default = if args.arg_bytes.is_some() {
+                "size"
+            } else {
+                "add"
+            };
+            let tool = args.tool.as_deref().unwrap_or(default);
+            let arguments = args.arg_bytes.map_or_else(
+                || r#"{"a":2,"b":3}"#.to_owned(),
+                mcp_examples::bench::size_arguments,
+            );
+            let call = kind
+                .call_body(tool, &arguments)
+                .ok_or("--tool and --arg-bytes apply to the call kinds")?;
+            body = Bytes::from(call);
+            if headers.contains_key("mcp-name") {
+                let name = HeaderValue::from_str(tool).map_err(|e| format!("--tool: {e}"))?;
+                headers.insert("mcp-name", name);
+            }
+        }
         Ok(Target {
             kind,
             addr,
             path,
             headers,
-            body: Bytes::from_static(kind.body().as_bytes()),
+            body,
         })
     }
 
@@ -308,7 +352,7 @@ async fn worker(target: Arc<Target>, phase: Arc<AtomicU8>) -> Tally {
 /// handshake for [`Kind::Session`]), each of which must succeed; for instruction counts
 /// (`scripts/instructions.sh`), where only the number of requests matters.
 async fn fixed(args: &Args, n: u64) -> Result<(), String> {
-    let target = Target::new(&args.url, args.kind)?;
+    let target = Target::new(args)?;
     let (mut sender, session) = target.open().await?;
     for i in 0..n {
         let answer = exchange(&mut sender, target.request(session.as_ref()))
@@ -331,10 +375,14 @@ struct Report {
     server_cpu: Option<Duration>,
     /// The server's resident memory at the end of the measured window, in KiB.
     server_rss_kib: Option<u64>,
+    /// The size of the request body.
+    request_bytes: usize,
+    /// The size of the preflight answer's body.
+    response_bytes: usize,
 }
 
 async fn run(args: &Args) -> Result<Report, String> {
-    let target = Arc::new(Target::new(&args.url, args.kind)?);
+    let target = Arc::new(Target::new(args)?);
 
     // One request first, so that a misconfigured run fails loudly instead of measuring errors.
     let (mut sender, session) = target.open().await?;
@@ -348,6 +396,7 @@ async fn run(args: &Args) -> Result<Report, String> {
         ));
     }
     eprintln!("preflight: {}", answer.describe());
+    let response_bytes = answer.body.len();
     drop(sender);
 
     let phase = Arc::new(AtomicU8::new(if args.warmup.is_zero() {
@@ -379,6 +428,8 @@ async fn run(args: &Args) -> Result<Report, String> {
         first_error: None,
         server_cpu: cpu_start.zip(cpu_end).map(|(a, b)| b.saturating_sub(a)),
         server_rss_kib,
+        request_bytes: target.body.len(),
+        response_bytes,
     };
     for w in workers {
         let tally = w.await.map_err(|e| format!("a worker failed: {e}"))?;
@@ -513,6 +564,8 @@ fn main() -> ExitCode {
         "max_us": micros(max),
         "server_cpu_us_per_req": cpu_per_request.map(|v| (v * 100.0).round() / 100.0),
         "server_rss_kib": report.server_rss_kib,
+        "request_bytes": report.request_bytes,
+        "response_bytes": report.response_bytes,
     });
     println!("{line}");
     if report.errors > 0 {

@@ -57,6 +57,9 @@ pub const ADD_LIST: &str = concat!(
     r#""io.modelcontextprotocol/clientCapabilities":{}}}}"#
 );
 
+/// A legacy `tools/list`, without the envelope (served statelessly).
+pub const ADD_LEGACY_LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+
 /// The legacy `initialize` a [`Kind::Session`] connection sends first.
 pub const LEGACY_INITIALIZE: &str = concat!(
     r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"#,
@@ -105,6 +108,8 @@ pub enum Kind {
     Discover,
     /// [`ADD_LIST`] with the modern headers, to the MCP endpoint.
     List,
+    /// [`ADD_LEGACY_LIST`] with a legacy `MCP-Protocol-Version` header and no session.
+    LegacyList,
     /// [`ADD_MODERN`] with the modern headers, to the typed bare axum handler (which parses
     /// the same bytes and ignores the headers).
     Bare,
@@ -112,12 +117,13 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Modern,
         Kind::Legacy,
         Kind::Session,
         Kind::Discover,
         Kind::List,
+        Kind::LegacyList,
         Kind::Bare,
     ];
 
@@ -129,6 +135,7 @@ impl Kind {
             Kind::Session => "session",
             Kind::Discover => "discover",
             Kind::List => "list",
+            Kind::LegacyList => "legacy-list",
             Kind::Bare => "bare",
         }
     }
@@ -150,6 +157,7 @@ impl Kind {
             Kind::Legacy | Kind::Session => ADD_LEGACY,
             Kind::Discover => MODERN_DISCOVER,
             Kind::List => ADD_LIST,
+            Kind::LegacyList => ADD_LEGACY_LIST,
         }
     }
 
@@ -182,7 +190,7 @@ impl Kind {
         ];
         match self {
             Kind::Modern | Kind::Bare => &MODERN,
-            Kind::Legacy | Kind::Session => &LEGACY,
+            Kind::Legacy | Kind::Session | Kind::LegacyList => &LEGACY,
             Kind::Discover => &DISCOVER,
             Kind::List => &LIST,
         }
@@ -198,6 +206,77 @@ impl Kind {
         builder
             .body(B::from(self.body()))
             .expect("static request parts are valid")
+    }
+}
+
+impl Kind {
+    /// Whether the kind sends a `tools/call`, whose tool and arguments
+    /// [`Kind::call_body`] can change.
+    pub fn is_call(self) -> bool {
+        matches!(
+            self,
+            Kind::Modern | Kind::Legacy | Kind::Session | Kind::Bare
+        )
+    }
+
+    /// This kind's `tools/call` body calling `tool` with `arguments` (the text of a JSON
+    /// object) instead of `add` with `{"a":2,"b":3}`: the same bytes as [`Kind::body`] for
+    /// those. `None` for a kind that does not call a tool.
+    pub fn call_body(self, tool: &str, arguments: &str) -> Option<String> {
+        let name = Value::from(tool);
+        let head = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"#;
+        match self {
+            Kind::Modern | Kind::Bare => Some(format!(
+                concat!(
+                    "{head}{name},\"arguments\":{arguments},\"_meta\":{{",
+                    r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+                    r#""io.modelcontextprotocol/clientCapabilities":{{}},"#,
+                    r#""io.modelcontextprotocol/clientInfo":{{"name":"mcp-load","version":"0.1.0"}}}}}}}}"#
+                ),
+                head = head,
+                name = name,
+                arguments = arguments
+            )),
+            Kind::Legacy | Kind::Session => {
+                Some(format!(r#"{head}{name},"arguments":{arguments}}}}}"#))
+            }
+            Kind::Discover | Kind::List | Kind::LegacyList => None,
+        }
+    }
+}
+
+/// The arguments of a [`Size::size`] call whose `text` is `bytes` bytes long (ASCII `x`, which
+/// JSON carries unescaped).
+pub fn size_arguments(bytes: usize) -> String {
+    format!(r#"{{"text":"{}"}}"#, "x".repeat(bytes))
+}
+
+pub use size::{Size, TextSize};
+
+/// The argument-size benchmark service (its own module: a service's generated items are
+/// module-level).
+mod size {
+    /// What [`Size::size`] returns.
+    #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+    pub struct TextSize {
+        /// The text's length in bytes.
+        pub bytes: u64,
+    }
+
+    /// The argument-size benchmark service: one `size(text) -> {bytes}` tool (default
+    /// structured-output policy), which [`bare_size_handler`](super::bare_size_handler)
+    /// mirrors.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Size;
+
+    #[mcp::service(name = "size", version = "1.0.0")]
+    impl Size {
+        /// The length of a text in bytes.
+        pub fn size(&self, text: String) -> TextSize {
+            TextSize {
+                bytes: text.len() as u64,
+            }
+        }
     }
 }
 
@@ -275,6 +354,120 @@ pub async fn bare_handler(body: Bytes) -> Response {
     };
     json_response(StatusCode::OK, &reply)
 }
+/// The bare baseline of the argument-size rows: one POST route at `path` answering
+/// [`bare_size_handler`].
+pub fn bare_size_router(path: &str) -> Router {
+    Router::new().route(path, axum::routing::post(bare_size_handler))
+}
+
+/// A `tools/call` of `size` as [`bare_size_handler`] reads it.
+#[derive(Deserialize)]
+struct BareSizeRequest {
+    #[allow(
+        dead_code,
+        reason = "read to check the request, as a hand-written handler does"
+    )]
+    jsonrpc: String,
+    #[serde(default)]
+    id: Value,
+    method: String,
+    params: Option<BareSizeParams>,
+}
+
+#[derive(Deserialize)]
+struct BareSizeParams {
+    name: String,
+    arguments: BareSizeArguments,
+}
+
+#[derive(Deserialize)]
+struct BareSizeArguments {
+    text: String,
+}
+
+/// The hand-written counterpart of [`Size`], written like [`bare_handler`]: deserializes the
+/// body into typed structs (the text into a `String`), and answers the same result as the
+/// framework (a text content block `{"bytes":N}` and `structuredContent {"bytes": N}`), or
+/// the matching JSON-RPC error.
+pub async fn bare_size_handler(body: Bytes) -> Response {
+    let request: BareSizeRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => return bare_parse_error(&e),
+    };
+    let reply = match (request.method.as_str(), request.params) {
+        ("tools/call", Some(params)) if params.name == "size" => {
+            let structured = json!({"bytes": params.arguments.text.len()});
+            json!({
+                "jsonrpc": "2.0",
+                "id": request.id,
+                "result": {
+                    "content": [{"type": "text", "text": structured.to_string()}],
+                    "structuredContent": structured
+                }
+            })
+        }
+        ("tools/call", _) => json!({"jsonrpc": "2.0", "id": request.id,
+            "error": {"code": -32602, "message": "Unknown tool"}}),
+        _ => json!({"jsonrpc": "2.0", "id": request.id,
+            "error": {"code": -32601, "message": "Method not found"}}),
+    };
+    json_response(StatusCode::OK, &reply)
+}
+
+fn bare_parse_error(e: &serde_json::Error) -> Response {
+    let (code, message) = match e.classify() {
+        serde_json::error::Category::Data => (-32600, "Invalid Request"),
+        _ => (-32700, "Parse error"),
+    };
+    let error = json!({"jsonrpc": "2.0", "id": null,
+        "error": {"code": code, "message": message}});
+    json_response(StatusCode::BAD_REQUEST, &error)
+}
+
+/// The first event of a [`bare_sse_router`] stream.
+pub const BARE_SSE_FIRST_EVENT: &str = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"notifications\":{\"toolsListChanged\":true}}}\n\n";
+
+/// The bare baseline of the open-stream row: `GET path` answers `200 text/event-stream`, sends
+/// [`BARE_SSE_FIRST_EVENT`] and then holds the response open until the client goes away:
+/// the least a hand-written axum server keeps per open SSE stream.
+pub fn bare_sse_router(path: &str) -> Router {
+    Router::new().route(
+        path,
+        axum::routing::get(|| async {
+            let mut response = axum::body::Body::new(OpenStream {
+                first: Some(Bytes::from_static(BARE_SSE_FIRST_EVENT.as_bytes())),
+            })
+            .into_response();
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            response
+        }),
+    )
+}
+
+/// A response body that yields its first frame and then nothing, without ending: hyper drops
+/// it when the connection closes. It never registers a waker because nothing ever wakes it.
+struct OpenStream {
+    first: Option<Bytes>,
+}
+
+impl hyper::body::Body for OpenStream {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        match self.first.take() {
+            Some(first) => std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(first)))),
+            None => std::task::Poll::Pending,
+        }
+    }
+}
+
 fn json_response(status: StatusCode, value: &Value) -> Response {
     let body = serde_json::to_vec(value).unwrap_or_default();
     let mut response = (status, body).into_response();
@@ -309,7 +502,13 @@ mod tests {
     #[tokio::test]
     async fn every_fixture_gets_a_result() {
         let router = mcp::transport::router("/mcp", server().build().unwrap());
-        for kind in [Kind::Modern, Kind::Legacy, Kind::Discover, Kind::List] {
+        for kind in [
+            Kind::Modern,
+            Kind::Legacy,
+            Kind::Discover,
+            Kind::List,
+            Kind::LegacyList,
+        ] {
             let (status, _, body) = send(router.clone(), kind.request("/mcp")).await;
             assert_eq!(status, StatusCode::OK, "{kind:?}: {body}");
             assert!(body.get("error").is_none(), "{kind:?}: {body}");
@@ -370,5 +569,104 @@ mod tests {
         let (_, _, body) = send(bare_router("/mcp"), post(unknown)).await;
         assert_eq!(body["error"]["code"], -32602);
         assert_eq!(body["id"], 7);
+    }
+
+    /// The call bodies built for another tool and arguments are the fixtures' bytes for `add`.
+    #[test]
+    fn call_body_rebuilds_the_fixtures() {
+        let add = r#"{"a":2,"b":3}"#;
+        assert_eq!(Kind::Modern.call_body("add", add).unwrap(), ADD_MODERN);
+        assert_eq!(Kind::Bare.call_body("add", add).unwrap(), ADD_MODERN);
+        assert_eq!(Kind::Legacy.call_body("add", add).unwrap(), ADD_LEGACY);
+        assert_eq!(Kind::Session.call_body("add", add).unwrap(), ADD_LEGACY);
+        for kind in [Kind::Discover, Kind::List, Kind::LegacyList] {
+            assert!(!kind.is_call());
+            assert_eq!(kind.call_body("add", add), None);
+        }
+        let body: Value =
+            serde_json::from_str(&Kind::Modern.call_body("size", &size_arguments(3)).unwrap())
+                .unwrap();
+        assert_eq!(body["params"]["name"], "size");
+        assert_eq!(body["params"]["arguments"], json!({"text": "xxx"}));
+    }
+
+    /// The framework's `size` tool and the bare size handler give the same answer, for a text
+    /// of 100 KiB (more than hyper's and axum's buffers, less than both body limits).
+    #[tokio::test]
+    async fn size_service_and_bare_size_handler_agree() {
+        let text = 100 * 1024;
+        let body = Kind::Modern
+            .call_body("size", &size_arguments(text))
+            .unwrap();
+        let request = |body: String| {
+            let mut request = Kind::Modern.request::<axum::body::Body>("/mcp");
+            request
+                .headers_mut()
+                .insert("mcp-name", HeaderValue::from_static("size"));
+            *request.body_mut() = axum::body::Body::from(body);
+            request
+        };
+        let router = mcp::transport::router("/mcp", mcp::Server::builder(Size).build().unwrap());
+        let (status, _, framework) = send(router, request(body.clone())).await;
+        assert_eq!(status, StatusCode::OK, "{framework}");
+        assert_eq!(
+            framework["result"]["structuredContent"],
+            json!({"bytes": text})
+        );
+        let (status, _, bare) = send(bare_size_router("/mcp"), request(body)).await;
+        assert_eq!(status, StatusCode::OK, "{bare}");
+        assert_eq!(bare["id"], framework["id"]);
+        // The framework's result carries its `_meta` (server info) besides: compare the rest.
+        let mut result = framework["result"].as_object().unwrap().clone();
+        result.remove("_meta");
+        result.remove("resultType");
+        assert_eq!(Value::Object(result), bare["result"]);
+    }
+
+    /// The bare size handler answers what it cannot serve with the matching JSON-RPC error.
+    #[tokio::test]
+    async fn bare_size_handler_errors() {
+        let post = |body: &'static str| {
+            http::Request::post("/mcp")
+                .body(axum::body::Body::from(body))
+                .unwrap()
+        };
+        let (status, _, body) = send(bare_size_router("/mcp"), post("{")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error"]["code"], -32700);
+        let (status, _, body) = send(bare_size_router("/mcp"), post(ADD_MODERN)).await;
+        assert_eq!(
+            status,
+            StatusCode::BAD_REQUEST,
+            "add's arguments have no text"
+        );
+        assert_eq!(body["error"]["code"], -32600);
+        let other = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"len","arguments":{"text":""}}}"#;
+        let (status, _, body) = send(bare_size_router("/mcp"), post(other)).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["error"]["code"], -32602);
+        assert_eq!(body["id"], 4);
+        let list = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"name":"size","arguments":{"text":""}}}"#;
+        let (_, _, body) = send(bare_size_router("/mcp"), post(list)).await;
+        assert_eq!(body["error"]["code"], -32601);
+    }
+
+    /// The bare SSE route sends its first event and then keeps the stream open.
+    #[tokio::test]
+    async fn bare_sse_stream_stays_open() {
+        let request = http::Request::get("/sse")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = bare_sse_router("/sse").oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "text/event-stream"
+        );
+        let mut body = response.into_body();
+        let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(first, BARE_SSE_FIRST_EVENT.as_bytes());
+        let next = tokio::time::timeout(std::time::Duration::from_millis(50), body.frame()).await;
+        assert!(next.is_err(), "the stream neither ends nor sends more");
     }
 }

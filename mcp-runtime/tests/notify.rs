@@ -447,6 +447,8 @@ async fn disabled_tools_are_hidden_refused_and_announced() {
     // the change.
     let listed = peer.client.modern("tools/list", json!({})).await;
     assert!(names(&listed).contains(&"purge".to_owned()));
+    let legacy = peer.client.legacy("tools/list", json!({})).await;
+    assert!(names(&legacy).contains(&"purge".to_owned()));
     let notifier = peer.server.notifier();
     notifier.disable_tool("purge");
     notifier.disable_tool("purge"); // already disabled: no second announcement

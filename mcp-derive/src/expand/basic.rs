@@ -8,6 +8,10 @@ use syn::spanned::Spanned;
 use super::{bind_params, call_method, config, opt_str, wire_name};
 use crate::model::{OutputPolicy, ParamDef, ServiceDef, ToolDef};
 
+/// Up to this many tools, `tools/call` finds its tool with a `match` on the name; above, with
+/// a table built once.
+const LINEAR_TOOLS: usize = 16;
+
 /// The generated handler.
 pub fn handler(svc: &ServiceDef) -> TokenStream {
     let k = &svc.krate;
@@ -28,6 +32,43 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         let name = &t.name;
         quote!(#(#cfg)* #name => #i,)
     });
+    let index_inserts = svc.tools.iter().enumerate().map(|(i, t)| {
+        let cfg = &t.cfg_attrs;
+        let name = &t.name;
+        quote!(#(#cfg)* __mcp_map.insert(#name, #i);)
+    });
+    let structured_sets = svc.tools.iter().enumerate().map(|(i, t)| {
+        let cfg = &t.cfg_attrs;
+        let name = &t.name;
+        quote!(#(#cfg)* { __mcp_flags[#i] = #k::__private::is_structured(__mcp_tools(), #name); })
+    });
+    let tool_count = svc.tools.len();
+    // Which tool a call names: a `match` on the name for a few tools, a table built once
+    // for more (a `match` compares the names one by one: it grows with the tool count).
+    let find_index = if tool_count <= LINEAR_TOOLS {
+        quote! {
+            match params.name.as_str() {
+                #(#index_arms)*
+                _ => return ::core::result::Result::Err(#k::__private::unknown_tool(&params.name)),
+            }
+        }
+    } else {
+        quote! {
+            static __MCP_INDEX: ::std::sync::OnceLock<::std::collections::HashMap<&'static str, usize>> =
+                ::std::sync::OnceLock::new();
+            let __mcp_index = __MCP_INDEX.get_or_init(|| {
+                let mut __mcp_map = ::std::collections::HashMap::new();
+                #(#index_inserts)*
+                __mcp_map
+            });
+            match __mcp_index.get(params.name.as_str()) {
+                ::core::option::Option::Some(&__mcp_i) => __mcp_i,
+                ::core::option::Option::None => {
+                    return ::core::result::Result::Err(#k::__private::unknown_tool(&params.name))
+                }
+            }
+        }
+    };
     let scope_arms = svc.tools.iter().filter(|t| !t.scopes.is_empty()).map(|t| {
         let cfg = &t.cfg_attrs;
         let name = &t.name;
@@ -65,6 +106,19 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
                 let mut __mcp_specs: ::std::vec::Vec<#k::__private::ToolSpec> = ::std::vec::Vec::new();
                 #(#specs)*
                 __mcp_specs.iter().map(#k::__private::ToolSpec::build).collect()
+            })
+        }
+
+        /// Per tool (by its index in the `impl`): whether it advertises an output schema,
+        /// read once from the tool table.
+        #[allow(dead_code)]
+        fn __mcp_structured() -> &'static [bool] {
+            static __MCP_STRUCTURED: ::std::sync::OnceLock<::std::vec::Vec<bool>> = ::std::sync::OnceLock::new();
+            __MCP_STRUCTURED.get_or_init(|| {
+                #[allow(unused_mut)]
+                let mut __mcp_flags = ::std::vec![false; #tool_count];
+                #(#structured_sets)*
+                __mcp_flags
             })
         }
 
@@ -119,10 +173,7 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
                 #k::__private::boxed(async move {
                     #[allow(unused_imports)]
                     use #k::__private::prelude::*;
-                    let __mcp_index: usize = match params.name.as_str() {
-                        #(#index_arms)*
-                        _ => return ::core::result::Result::Err(#k::__private::unknown_tool(&params.name)),
-                    };
+                    let __mcp_index: usize = { #find_index };
                     match __mcp_index {
                         #(#call_arms)*
                         _ => ::core::unreachable!(),
@@ -254,7 +305,6 @@ fn call_arm(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
     let binds = bind_params(k, &tool.params, |j| kind_fn_name(i, j), &bind);
     let call = call_method(&tool.ident, &tool.params, tool.is_async);
     let split = split(k, tool.output.as_ref());
-    let name = &tool.name;
     let out_span = tool
         .output
         .as_ref()
@@ -275,7 +325,7 @@ fn call_arm(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
         #[allow(deprecated)]
         let __mcp_out = #call;
         let __mcp_split = #split;
-        let __mcp_structured = #k::__private::is_structured(__mcp_tools(), #name);
+        let __mcp_structured = __mcp_structured()[#i];
         #complete
     }
 }

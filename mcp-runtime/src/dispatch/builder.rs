@@ -484,10 +484,13 @@ impl ServerBuilder {
                 config,
                 header_decls,
                 decl_cache: std::sync::Mutex::new(None),
+                server_info_meta_raw: serde_json::value::to_raw_value(&server_info_meta)
+                    .map_err(|e| Error::Config(format!("cannot serialize the server info: {e}")))?,
                 server_info_meta,
                 capabilities,
                 discover,
                 tools_page: std::sync::OnceLock::new(),
+                legacy_tools_pages: Default::default(),
                 required_scopes,
                 #[cfg(feature = "oauth")]
                 guard,

@@ -174,6 +174,15 @@ impl Default for CallState {
 }
 
 impl CallState {
+    /// The call state of a context that `transport::outbound::serve` gives its own state
+    /// before anything reads it: one shared value, so that building such a context
+    /// allocates nothing for it.
+    pub(crate) fn placeholder() -> Arc<Self> {
+        static PLACEHOLDER: std::sync::LazyLock<Arc<CallState>> =
+            std::sync::LazyLock::new(Arc::default);
+        PLACEHOLDER.clone()
+    }
+
     pub(crate) fn new(
         era: crate::protocol::Era,
         channel: Option<Arc<dyn ClientChannel>>,

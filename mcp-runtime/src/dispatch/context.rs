@@ -127,3 +127,32 @@ impl RequestContext {
         self
     }
 }
+
+/// The protocol version of a context: shared for the versions this crate serves (no
+/// allocation per request), a new string for any other.
+pub(crate) fn version_of(version: &str) -> Arc<str> {
+    static KNOWN: std::sync::LazyLock<Vec<Arc<str>>> = std::sync::LazyLock::new(|| {
+        crate::protocol::MODERN_VERSIONS
+            .iter()
+            .chain(crate::protocol::LEGACY_VERSIONS)
+            .map(|v| Arc::from(*v))
+            .collect()
+    });
+    KNOWN
+        .iter()
+        .find(|v| ***v == *version)
+        .cloned()
+        .unwrap_or_else(|| Arc::from(version))
+}
+
+/// The client capabilities of a context: one shared value for the empty capabilities most
+/// requests declare, a new one otherwise.
+pub(crate) fn capabilities_of(capabilities: ClientCapabilities) -> Arc<ClientCapabilities> {
+    static EMPTY: std::sync::LazyLock<Arc<ClientCapabilities>> =
+        std::sync::LazyLock::new(Arc::default);
+    if capabilities == ClientCapabilities::default() {
+        EMPTY.clone()
+    } else {
+        Arc::new(capabilities)
+    }
+}

@@ -38,6 +38,7 @@ pub use channel::{ClientChannel, LogLevel, SESSION_LOG_LEVEL_KEY};
 pub(crate) use config::ServiceConfig;
 pub use config::{CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, SessionMode};
 pub use context::RequestContext;
+pub(crate) use context::{capabilities_of, version_of};
 pub use elicit::{
     __form_field, Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema,
     ToolOutput, elicit_form, elicit_url, form_of,
@@ -148,11 +149,16 @@ struct Inner {
     header_decls: HashMap<String, Decls>,
     decl_cache: std::sync::Mutex<Option<(std::time::Instant, HashMap<String, Decls>)>>,
     server_info_meta: JsonObject,
+    /// [`Inner::server_info_meta`] serialized, for [`Stamped`] results.
+    server_info_meta_raw: Box<RawValue>,
     capabilities: ServerCapabilities,
     discover: Box<RawValue>,
     /// The first page of a modern `tools/list` of a service whose tools are fixed
     /// ([`ServiceHandler::static_tools`]), serialized by the first such request.
     tools_page: std::sync::OnceLock<Box<RawValue>>,
+    /// The same for legacy `tools/list`: before and from
+    /// [`legacy::STRUCTURED_OUTPUT_SINCE`] (the output schemas legacy clients get differ).
+    legacy_tools_pages: [std::sync::OnceLock<Box<RawValue>>; 2],
     /// `Some` on OAuth-protected services: the scopes every request needs (tool scopes are
     /// then enforced on `tools/call`).
     required_scopes: Option<Arc<[String]>>,
@@ -367,14 +373,18 @@ impl Server {
             .then(|| Reply::from_server_error(&crate::__private::unknown_tool(tool)))
     }
 
-    async fn modern_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
-        // The first page of fixed tools is the same for every request: serialized once.
-        // Not while a tool is disabled at run time: that page is filtered per request.
-        let first_fixed = self.inner.handler.static_tools().is_some()
+    /// Whether a `tools/list` asks for the first page of fixed tools, which is the same for
+    /// every request (of one era, and on legacy of one side of
+    /// [`legacy::STRUCTURED_OUTPUT_SINCE`]): it is then serialized once. Not while a tool is
+    /// disabled at run time: that page is filtered per request.
+    fn first_fixed_page(&self, params: Option<&JsonObject>) -> bool {
+        self.inner.handler.static_tools().is_some()
             && !self.inner.hub.any_disabled()
-            && params
-                .as_ref()
-                .is_none_or(|p| p.iter().all(|(k, v)| k == "_meta" && v.is_object()));
+            && params.is_none_or(|p| p.iter().all(|(k, v)| k == "_meta" && v.is_object()))
+    }
+
+    async fn modern_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
+        let first_fixed = self.first_fixed_page(params.as_ref());
         if let Some(page) = self.inner.tools_page.get().filter(|_| first_fixed) {
             return Reply::Ok(page.clone());
         }
@@ -411,6 +421,12 @@ impl Server {
     }
 
     async fn legacy_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
+        let first_fixed = self.first_fixed_page(params.as_ref());
+        let with_output = cx.protocol_version() >= legacy::STRUCTURED_OUTPUT_SINCE;
+        let slot = &self.inner.legacy_tools_pages[usize::from(with_output)];
+        if let Some(page) = slot.get().filter(|_| first_fixed) {
+            return Reply::Ok(page.clone());
+        }
         let mut page = match self.list_page(params, &cx).await {
             Ok(p) => p,
             Err(r) => return r,
@@ -421,7 +437,11 @@ impl Server {
         self.inner
             .legacy_shape
             .tools(&mut page.tools, cx.protocol_version());
-        Reply::result(&page)
+        let reply = Reply::result(&page);
+        if let (true, Reply::Ok(page)) = (first_fixed, &reply) {
+            let _ = slot.set(page.clone());
+        }
+        reply
     }
 
     async fn modern_call_tool(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
@@ -485,6 +505,12 @@ impl Server {
         match response {
             CallToolResponse::Complete(mut result) => {
                 result.result_type = Some(ResultType::Complete);
+                if result.meta.is_none() {
+                    return Reply::result(&Stamped {
+                        result: &result,
+                        meta: &self.inner.server_info_meta_raw,
+                    });
+                }
                 result.meta = Some(self.stamp(result.meta.take()));
                 Reply::result(&result)
             }
@@ -742,6 +768,41 @@ fn parse_call_params(params: Option<JsonObject>) -> Result<CallToolParams, Reply
     }
 }
 
+/// A `tools/call` result without `_meta` of its own, serialized with the server's `_meta`
+/// (already serialized): the bytes of the result with [`Server::stamp`]'s map, without
+/// building that map per response.
+struct Stamped<'a> {
+    result: &'a CallToolResult,
+    meta: &'a RawValue,
+}
+
+impl Serialize for Stamped<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        // Every field, so that a new one is not forgotten here.
+        let CallToolResult {
+            content,
+            structured_content,
+            is_error,
+            result_type,
+            meta: _,
+        } = self.result;
+        let mut out = s.serialize_struct("CallToolResult", 5)?;
+        out.serialize_field("content", content)?;
+        if let Some(v) = structured_content {
+            out.serialize_field("structuredContent", v)?;
+        }
+        if let Some(v) = is_error {
+            out.serialize_field("isError", v)?;
+        }
+        if let Some(v) = result_type {
+            out.serialize_field("resultType", v)?;
+        }
+        out.serialize_field("_meta", self.meta)?;
+        out.end()
+    }
+}
+
 /// Runs a handler future, turning a [`ServerError`] into its reply and a panic into `None`
 /// (a generic internal error; the panic message goes to `tracing` only).
 async fn guarded<T>(fut: BoxFuture<'_, Result<T, ServerError>>) -> Result<T, Option<Reply>> {
@@ -764,5 +825,48 @@ impl CallToolResult {
     /// The concatenated text of the text blocks.
     pub fn text_content(&self) -> String {
         self.content.iter().filter_map(|c| c.as_text()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Content;
+    use serde_json::json;
+
+    fn text(reply: &Reply) -> &str {
+        match reply {
+            Reply::Ok(raw) => raw.get(),
+            _ => panic!("not a result"),
+        }
+    }
+
+    /// A stamped result is the bytes of the result serialized with the server's `_meta`.
+    #[test]
+    fn stamped_results_serialize_as_with_their_meta() {
+        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}});
+        let meta = meta.as_object().unwrap().clone();
+        let raw = serde_json::value::to_raw_value(&meta).unwrap();
+        let mut full = CallToolResult {
+            content: vec![Content::text("{\"sum\":5}")],
+            structured_content: Some(json!({"sum": 5})),
+            result_type: Some(ResultType::Complete),
+            ..CallToolResult::default()
+        };
+        for (is_error, structured) in [(None, true), (Some(true), false)] {
+            full.is_error = is_error;
+            if !structured {
+                full.structured_content = None;
+            }
+            let stamped = Reply::result(&Stamped {
+                result: &full,
+                meta: &raw,
+            });
+            let expected = Reply::result(&CallToolResult {
+                meta: Some(meta.clone()),
+                ..full.clone()
+            });
+            assert_eq!(text(&stamped), text(&expected));
+        }
     }
 }

@@ -293,15 +293,16 @@ async fn single_message(
             let envelope = *envelope;
             let cx = RequestContext {
                 era: Era::Modern,
-                protocol_version: envelope.protocol_version.into(),
+                protocol_version: crate::dispatch::version_of(&envelope.protocol_version),
                 parts: parts.clone(),
                 meta: None,
-                client_capabilities: Arc::new(envelope.client_capabilities),
+                client_capabilities: crate::dispatch::capabilities_of(envelope.client_capabilities),
                 client_info: envelope.client_info.map(Arc::new),
                 session: None,
                 auth: parts.extensions.get::<AuthContext>().cloned(),
                 requester: None,
-                call: Arc::default(),
+                // `outbound::serve` sets the call's own state.
+                call: crate::dispatch::CallState::placeholder(),
             };
             let threshold = match envelope.log_level.as_deref().and_then(LogLevel::parse) {
                 Some(level) => Threshold::AtLeast(level),
@@ -321,7 +322,8 @@ async fn single_message(
                 Err(r) => return r,
             };
             let handle = session.as_ref().map(|(h, _)| h.clone());
-            let cx = legacy_context(&parts, session);
+            // `outbound::serve` sets the call's own state.
+            let cx = legacy_context(&parts, session, crate::dispatch::CallState::placeholder());
             // Without `logging/setLevel` a legacy client gets every level, as from the
             // TypeScript server.
             let threshold = match &handle {
@@ -387,7 +389,7 @@ async fn initialize(
     let id = request.id.clone();
     let params = request.params.clone();
     let reply = server
-        .handle_legacy(request, legacy_context(&parts, None))
+        .handle_legacy(request, legacy_context(&parts, None, Arc::default()))
         .await;
     let created = match &reply {
         Reply::Ok(_) => match session::create(server, &parts, params.as_ref()).await {
@@ -403,9 +405,11 @@ async fn initialize(
     }
 }
 
+/// The context of a legacy request, with `call` as its call state.
 fn legacy_context(
     parts: &Arc<http::request::Parts>,
     session: Option<(crate::session::HttpSession, crate::session::SessionInfo)>,
+    call: Arc<crate::dispatch::CallState>,
 ) -> RequestContext {
     let header = protocol_version_header(&parts.headers).ok().flatten();
     let (session, version, capabilities) = match session {
@@ -417,12 +421,12 @@ fn legacy_context(
         None => (
             None,
             header.unwrap_or(DEFAULT_LEGACY_HTTP_VERSION).to_owned(),
-            Arc::default(),
+            crate::dispatch::capabilities_of(crate::protocol::ClientCapabilities::default()),
         ),
     };
     RequestContext {
         era: Era::Legacy,
-        protocol_version: version.into(),
+        protocol_version: crate::dispatch::version_of(&version),
         parts: parts.clone(),
         meta: None,
         client_capabilities: capabilities,
@@ -430,7 +434,7 @@ fn legacy_context(
         session,
         auth: parts.extensions.get::<AuthContext>().cloned(),
         requester: None,
-        call: Arc::default(),
+        call,
     }
 }
 
@@ -497,7 +501,7 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
         return accepted();
     }
     let replies = join_all(requests.into_iter().map(|r| {
-        let cx = legacy_context(&parts, session.clone());
+        let cx = legacy_context(&parts, session.clone(), Arc::default());
         async move {
             let id = r.id.clone();
             (id, server.handle_legacy(r, cx).await)

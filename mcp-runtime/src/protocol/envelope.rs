@@ -1,7 +1,6 @@
 //! The per-request `_meta` envelope of modern requests.
 
 use serde::Deserialize as _;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -117,43 +116,26 @@ impl RequestEnvelope {
         })
     }
 
-    /// Reads a claimed envelope from the raw text of its reserved `_meta` keys (the HTTP
+    /// A claimed envelope from its reserved `_meta` keys, read into their types (the HTTP
     /// transport's fast path, `protocol::wire`): the envelope [`RequestEnvelope::parse`]
-    /// gives for the same keys, or `None` wherever `parse` would fail (the strict path then
-    /// names the problem).
-    pub(crate) fn from_raw(
-        protocol_version: &RawValue,
-        client_capabilities: Option<&RawValue>,
-        client_info: Option<&RawValue>,
-        log_level: Option<&RawValue>,
+    /// gives for the same keys, or `None` where `parse` would fail (the capabilities are
+    /// missing, the log level is not one of the eight; the strict path then names the
+    /// problem).
+    pub(crate) fn from_parts(
+        protocol_version: String,
+        client_capabilities: Option<ClientCapabilities>,
+        client_info: Option<Implementation>,
+        log_level: Option<String>,
     ) -> Option<Self> {
-        let protocol_version: String = serde_json::from_str(protocol_version.get()).ok()?;
-        let client_capabilities = client_capabilities?;
-        if !client_capabilities.get().starts_with('{') {
+        if log_level
+            .as_deref()
+            .is_some_and(|l| !LOG_LEVELS.contains(&l))
+        {
             return None;
         }
-        // `{}` (what most clients send) is the default; anything else is read in full.
-        let client_capabilities = match client_capabilities.get() {
-            "{}" => ClientCapabilities::default(),
-            raw => serde_json::from_str(raw).ok()?,
-        };
-        let client_info = match client_info {
-            None => None,
-            Some(raw) => Some(serde_json::from_str(raw.get()).ok()?),
-        };
-        let log_level = match log_level {
-            None => None,
-            Some(raw) => {
-                let level: String = serde_json::from_str(raw.get()).ok()?;
-                if !LOG_LEVELS.contains(&level.as_str()) {
-                    return None;
-                }
-                Some(level)
-            }
-        };
         Some(Self {
             protocol_version,
-            client_capabilities,
+            client_capabilities: client_capabilities?,
             client_info,
             log_level,
         })

@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 
 use super::jsonrpc::{is_progress_token, parse_id};
 use super::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, Message,
-    Notification, Request, RequestEnvelope,
+    ClientCapabilities, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROTOCOL_VERSION, Message, Notification, Request, RequestEnvelope,
 };
 
 impl Message {
@@ -44,7 +44,16 @@ impl Message {
 /// endpoint, whose handlers see `_meta` as sent), `_meta` keeps every key. `None` also when
 /// a claimed envelope does not read: the strict path then names the problem.
 pub(crate) fn read(body: &[u8], lift: bool) -> Option<(Message, Option<RequestEnvelope>)> {
-    let wire: WireCall<'_> = serde_json::from_slice(body).ok()?;
+    if lift {
+        read_as::<true>(body)
+    } else {
+        read_as::<false>(body)
+    }
+}
+
+/// [`read`], lifting or not.
+fn read_as<const LIFT: bool>(body: &[u8]) -> Option<(Message, Option<RequestEnvelope>)> {
+    let wire: WireCall<'_, LIFT> = serde_json::from_slice(body).ok()?;
     if wire.jsonrpc != "2.0" {
         return None;
     }
@@ -55,7 +64,7 @@ pub(crate) fn read(body: &[u8], lift: bool) -> Option<(Message, Option<RequestEn
     let (params, envelope) = match wire.params {
         None => (None, None),
         Some(p) => {
-            let (params, envelope) = p.finish(lift)?;
+            let (params, envelope) = p.finish()?;
             (Some(params), envelope)
         }
     };
@@ -77,7 +86,7 @@ pub(crate) fn read(body: &[u8], lift: bool) -> Option<(Message, Option<RequestEn
 /// fails the read (and sends the body to the strict path).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WireCall<'a> {
+struct WireCall<'a, const LIFT: bool> {
     #[serde(borrow)]
     jsonrpc: &'a str,
     /// `Some(Value::Null)` for `"id": null`, which is not a notification.
@@ -86,7 +95,7 @@ struct WireCall<'a> {
     method: String,
     /// `"params": null` fails the read (the strict path refuses it).
     #[serde(borrow, default, deserialize_with = "present_params")]
-    params: Option<WireParams<'a>>,
+    params: Option<WireParams<'a, LIFT>>,
 }
 
 /// A member that is present, even when it is `null`.
@@ -94,51 +103,56 @@ fn present<'de, D: de::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Erro
     Value::deserialize(d).map(Some)
 }
 
-fn present_params<'de, D: de::Deserializer<'de>>(
+fn present_params<'de, D: de::Deserializer<'de>, const LIFT: bool>(
     d: D,
-) -> Result<Option<WireParams<'de>>, D::Error> {
+) -> Result<Option<WireParams<'de, LIFT>>, D::Error> {
     WireParams::deserialize(d).map(Some)
 }
 
 /// `params`: an object whose `_meta` (when it is an object) has the envelope's reserved keys
-/// set aside as raw text.
-struct WireParams<'a> {
+/// set aside: read into their types when lifting (`LIFT`), as raw text otherwise.
+struct WireParams<'a, const LIFT: bool> {
     params: Map<String, Value>,
     reserved: Reserved<'a>,
 }
 
-/// The reserved envelope keys of `params._meta`, as sent.
+/// The reserved envelope keys of `params._meta`: as raw text without lifting, read when
+/// lifting.
 #[derive(Default)]
 struct Reserved<'a> {
-    protocol_version: Option<&'a RawValue>,
-    client_capabilities: Option<&'a RawValue>,
-    client_info: Option<&'a RawValue>,
-    log_level: Option<&'a RawValue>,
+    raw: [Option<&'a RawValue>; 4],
+    /// Boxed: most bodies have none, and the params are moved a few times while read.
+    typed: Option<Box<Typed>>,
 }
 
-impl<'a> Reserved<'a> {
-    fn slot(&mut self, key: &str) -> Option<&mut Option<&'a RawValue>> {
-        match key {
-            META_PROTOCOL_VERSION => Some(&mut self.protocol_version),
-            META_CLIENT_CAPABILITIES => Some(&mut self.client_capabilities),
-            META_CLIENT_INFO => Some(&mut self.client_info),
-            META_LOG_LEVEL => Some(&mut self.log_level),
-            _ => None,
-        }
-    }
+/// The reserved keys read into their types.
+#[derive(Default)]
+struct Typed {
+    protocol_version: Option<String>,
+    client_capabilities: Option<ClientCapabilities>,
+    client_info: Option<Implementation>,
+    log_level: Option<String>,
+}
 
+/// The reserved keys, in the order of [`Reserved::raw`].
+const RESERVED: [&str; 4] = [
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+];
+
+impl Reserved<'_> {
     fn is_empty(&self) -> bool {
-        self.protocol_version.is_none()
-            && self.client_capabilities.is_none()
-            && self.client_info.is_none()
-            && self.log_level.is_none()
+        self.raw.iter().all(Option::is_none) && self.typed.is_none()
     }
 }
 
-impl<'a> WireParams<'a> {
+impl<const LIFT: bool> WireParams<'_, LIFT> {
     /// The params object, and the envelope when lifted (see [`read`]); `None` when a claimed
-    /// envelope does not read.
-    fn finish(self, lift: bool) -> Option<(Map<String, Value>, Option<RequestEnvelope>)> {
+    /// envelope does not read, or when lifting read reserved keys of an unclaimed `_meta`
+    /// (the strict path then keeps them as sent).
+    fn finish(self) -> Option<(Map<String, Value>, Option<RequestEnvelope>)> {
         let WireParams {
             mut params,
             reserved,
@@ -146,12 +160,13 @@ impl<'a> WireParams<'a> {
         if reserved.is_empty() {
             return Some((params, None));
         }
-        if lift && let Some(version) = reserved.protocol_version {
-            let envelope = RequestEnvelope::from_raw(
-                version,
-                reserved.client_capabilities,
-                reserved.client_info,
-                reserved.log_level,
+        if LIFT {
+            let typed = *reserved.typed?;
+            let envelope = RequestEnvelope::from_parts(
+                typed.protocol_version?,
+                typed.client_capabilities,
+                typed.client_info,
+                typed.log_level,
             )?;
             return Some((params, Some(envelope)));
         }
@@ -159,13 +174,7 @@ impl<'a> WireParams<'a> {
         let Some(Value::Object(meta)) = params.get_mut("_meta") else {
             return None;
         };
-        let keys = [
-            (META_PROTOCOL_VERSION, reserved.protocol_version),
-            (META_CLIENT_CAPABILITIES, reserved.client_capabilities),
-            (META_CLIENT_INFO, reserved.client_info),
-            (META_LOG_LEVEL, reserved.log_level),
-        ];
-        for (key, raw) in keys {
+        for (key, raw) in RESERVED.into_iter().zip(reserved.raw) {
             if let Some(raw) = raw {
                 meta.insert(key.to_owned(), serde_json::from_str(raw.get()).ok()?);
             }
@@ -174,16 +183,16 @@ impl<'a> WireParams<'a> {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for WireParams<'a> {
+impl<'de: 'a, 'a, const LIFT: bool> Deserialize<'de> for WireParams<'a, LIFT> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(ParamsVisitor)
+        d.deserialize_map(ParamsVisitor::<LIFT>)
     }
 }
 
-struct ParamsVisitor;
+struct ParamsVisitor<const LIFT: bool>;
 
-impl<'de> Visitor<'de> for ParamsVisitor {
-    type Value = WireParams<'de>;
+impl<'de, const LIFT: bool> Visitor<'de> for ParamsVisitor<LIFT> {
+    type Value = WireParams<'de, LIFT>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a params object")
@@ -199,7 +208,7 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                     return Err(de::Error::duplicate_field("_meta"));
                 }
                 seen_meta = true;
-                let meta = access.next_value_seed(MetaSeed {
+                let meta = access.next_value_seed(MetaSeed::<LIFT> {
                     reserved: &mut reserved,
                 })?;
                 params.insert(key.into_owned(), Value::Object(meta));
@@ -214,11 +223,11 @@ impl<'de> Visitor<'de> for ParamsVisitor {
 
 /// Reads `_meta` (an object; anything else fails the fast read), setting the reserved keys
 /// aside.
-struct MetaSeed<'r, 'a> {
+struct MetaSeed<'r, 'a, const LIFT: bool> {
     reserved: &'r mut Reserved<'a>,
 }
 
-impl<'de: 'a, 'a> DeserializeSeed<'de> for MetaSeed<'_, 'a> {
+impl<'de: 'a, 'a, const LIFT: bool> DeserializeSeed<'de> for MetaSeed<'_, 'a, LIFT> {
     type Value = Map<String, Value>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -226,7 +235,7 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for MetaSeed<'_, 'a> {
     }
 }
 
-impl<'de: 'a, 'a> Visitor<'de> for MetaSeed<'_, 'a> {
+impl<'de: 'a, 'a, const LIFT: bool> Visitor<'de> for MetaSeed<'_, 'a, LIFT> {
     type Value = Map<String, Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -235,18 +244,34 @@ impl<'de: 'a, 'a> Visitor<'de> for MetaSeed<'_, 'a> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
         let mut meta = Map::new();
+        let twice = || de::Error::custom("a reserved _meta key appears twice");
         while let Some(Key(key)) = access.next_key()? {
-            match self.reserved.slot(&key) {
-                Some(slot) => {
-                    if slot.is_some() {
-                        return Err(de::Error::custom("a reserved _meta key appears twice"));
-                    }
-                    *slot = Some(access.next_value::<&'de RawValue>()?);
+            let Some(index) = RESERVED.iter().position(|r| *r == key) else {
+                let value = access.next_value::<Value>()?;
+                meta.insert(key.into_owned(), value);
+                continue;
+            };
+            if !LIFT {
+                if self.reserved.raw[index]
+                    .replace(access.next_value()?)
+                    .is_some()
+                {
+                    return Err(twice());
                 }
-                None => {
-                    let value = access.next_value::<Value>()?;
-                    meta.insert(key.into_owned(), value);
-                }
+                continue;
+            }
+            let r = self.reserved.typed.get_or_insert_default();
+            let repeated = match index {
+                0 => r.protocol_version.replace(access.next_value()?).is_some(),
+                1 => r
+                    .client_capabilities
+                    .replace(access.next_value()?)
+                    .is_some(),
+                2 => r.client_info.replace(access.next_value()?).is_some(),
+                _ => r.log_level.replace(access.next_value()?).is_some(),
+            };
+            if repeated {
+                return Err(twice());
             }
         }
         Ok(meta)
@@ -370,7 +395,6 @@ mod tests {
                 r#""io.modelcontextprotocol/clientCapabilities":{},"#,
                 r#""io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#
             ),
-            r#"{"jsonrpc":"2.0","id":"s","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"k":[1]}}}"#,
             r#"{"jsonrpc":"2.0","id":"s","method":"server/discover","params":{"a":1}}"#,
         ];
         for body in bodies {
@@ -382,6 +406,18 @@ mod tests {
                 "{body}"
             );
         }
+        // Reserved keys without a claim: kept as sent without lifting; lifting leaves the
+        // body to the strict path, which keeps them too.
+        let unclaimed = concat!(
+            r#"{"jsonrpc":"2.0","id":"s","method":"server/discover","params":{"_meta":{"#,
+            r#""io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"k":[1]}}}"#
+        );
+        let strict_message = Message::from_value(serde_json::from_str(unclaimed).unwrap()).unwrap();
+        assert_eq!(
+            read(unclaimed.as_bytes(), false),
+            Some((strict_message, None))
+        );
+        assert_eq!(read(unclaimed.as_bytes(), true), None);
         // A claimed envelope that does not read is left to the strict path, which names
         // the problem.
         let bad = [

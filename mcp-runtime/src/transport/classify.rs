@@ -175,6 +175,10 @@ pub(crate) fn classify(
 /// value would be checked, while an intermediary may act on another one (or on all of them
 /// joined), so a repeated header is refused rather than guessed at.
 fn repeated_header(headers: &HeaderMap) -> Option<&str> {
+    // The common case: no header at all appears twice.
+    if headers.len() == headers.keys_len() {
+        return None;
+    }
     headers.keys().map(http::HeaderName::as_str).find(|name| {
         ([MCP_PROTOCOL_VERSION, MCP_METHOD, MCP_NAME]
             .iter()
@@ -205,6 +209,9 @@ fn check_mcp_name(
             &format!("the Mcp-Name header is required for {method}"),
         ));
     };
+    if is_plain_header_text(body) && raw.as_bytes() == body.as_bytes() {
+        return None;
+    }
     match decode_value(raw.as_bytes()) {
         Ok(v) if v == body => None,
         Ok(v) => Some(header_mismatch(
@@ -216,6 +223,18 @@ fn check_mcp_name(
             "the Mcp-Name header value is not validly encoded",
         )),
     }
+}
+
+/// Whether a header holding exactly `text` decodes to `text` itself ([`decode_value`]):
+/// printable ASCII or tabs, nothing to trim, and not the base64 form.
+fn is_plain_header_text(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with([' ', '\t'])
+        && !text.ends_with([' ', '\t'])
+        && !text.starts_with("=?base64?")
+        && text
+            .bytes()
+            .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
 }
 
 fn envelope_error(message: &str, data: Value) -> Reply {
@@ -255,4 +274,36 @@ pub(crate) fn legacy_unsupported_header(version: &str) -> Reply {
             ),
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plain text is exactly the text whose header value decodes to itself.
+    #[test]
+    fn plain_header_text_decodes_to_itself() {
+        for text in [
+            "add",
+            "get weather",
+            "a\tb",
+            " add",
+            "add\t",
+            "=?base64?YWRk?=",
+            "café",
+            "",
+            "x\u{7f}",
+        ] {
+            if is_plain_header_text(text) {
+                assert_eq!(
+                    decode_value(text.as_bytes()).as_deref(),
+                    Ok(text),
+                    "{text:?}"
+                );
+            }
+        }
+        assert!(is_plain_header_text("add"));
+        assert!(!is_plain_header_text(" add"));
+        assert!(!is_plain_header_text("=?base64?YWRk?="));
+    }
 }

@@ -51,14 +51,14 @@ pub fn handler(svc: &ServiceDef, adv: &AdvancedDef) -> TokenStream {
 
             fn call_tool<'__mcp_a>(
                 &'__mcp_a self,
-                params: #k::CallToolParams,
+                params: &'__mcp_a #k::CallToolParams,
                 request: &'__mcp_a #k::RequestContext,
             ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
                 #k::__private::boxed(async move {
                     #[allow(unused_imports)]
                     use #k::__private::prelude::*;
                     #[allow(unused_mut)]
-                    let mut __mcp_call = #k::__private::CallArgs::for_call(params, request);
+                    let mut __mcp_call = #k::__private::CallArgs::for_call(::core::clone::Clone::clone(params), request);
                     #call
                 })
             }

@@ -167,7 +167,7 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
             #[allow(unreachable_code)]
             fn call_tool<'__mcp_a>(
                 &'__mcp_a self,
-                params: #k::CallToolParams,
+                params: &'__mcp_a #k::CallToolParams,
                 request: &'__mcp_a #k::RequestContext,
             ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
                 #k::__private::boxed(async move {

@@ -2,6 +2,8 @@
 //! bindings, policies) and what each type supplies (schemas), and the per-call argument
 //! binding.
 
+use std::borrow::Cow;
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
@@ -256,10 +258,14 @@ fn capitalize(s: &str) -> String {
 
 /// The values one call binds its parameters from.
 pub struct CallArgs<'a> {
-    tool: String,
+    tool: Cow<'a, str>,
     /// What is called: a tool, a prompt or a resource (it shapes the error messages).
     subject: Subject,
-    arguments: JsonObject,
+    /// A tool call's arguments are borrowed (the dispatcher keeps them for the request
+    /// state's binding) and the bound ones are recorded in `taken`; other arguments are
+    /// owned and taken out as they are bound.
+    arguments: Cow<'a, JsonObject>,
+    taken: Vec<&'static str>,
     request: &'a RequestContext,
     params: Option<CallToolParams>,
     cursor: Option<String>,
@@ -268,16 +274,20 @@ pub struct CallArgs<'a> {
 
 impl<'a> CallArgs<'a> {
     /// For a `tools/call` of a basic tool: the arguments are bound one by one.
-    pub fn new(mut params: CallToolParams, request: &'a RequestContext) -> Self {
+    pub fn new(params: &'a CallToolParams, request: &'a RequestContext) -> Self {
         let context = Context::for_call(
             request,
-            params.input_responses.take(),
-            params.request_state.take(),
+            params.input_responses.clone(),
+            params.request_state.clone(),
         );
         Self {
-            tool: std::mem::take(&mut params.name),
+            tool: Cow::Borrowed(&params.name),
             subject: Subject::Tool,
-            arguments: params.arguments.take().unwrap_or_default(),
+            arguments: match &params.arguments {
+                Some(arguments) => Cow::Borrowed(arguments),
+                None => Cow::Owned(JsonObject::new()),
+            },
+            taken: Vec::new(),
             request,
             params: None,
             cursor: None,
@@ -293,9 +303,10 @@ impl<'a> CallArgs<'a> {
             params.request_state.clone(),
         );
         Self {
-            tool: params.name.clone(),
+            tool: Cow::Owned(params.name.clone()),
             subject: Subject::Tool,
-            arguments: JsonObject::new(),
+            arguments: Cow::Owned(JsonObject::new()),
+            taken: Vec::new(),
             request,
             params: Some(params),
             cursor: None,
@@ -306,9 +317,10 @@ impl<'a> CallArgs<'a> {
     /// For `on_list_tools` of an advanced service.
     pub fn for_list(cursor: Option<String>, request: &'a RequestContext) -> Self {
         Self {
-            tool: String::new(),
+            tool: Cow::Borrowed(""),
             subject: Subject::Tool,
-            arguments: JsonObject::new(),
+            arguments: Cow::Owned(JsonObject::new()),
+            taken: Vec::new(),
             request,
             params: None,
             cursor,
@@ -324,9 +336,10 @@ impl<'a> CallArgs<'a> {
         request: &'a RequestContext,
     ) -> Self {
         Self {
-            tool: name.to_owned(),
+            tool: Cow::Owned(name.to_owned()),
             subject,
-            arguments,
+            arguments: Cow::Owned(arguments),
+            taken: Vec::new(),
             request,
             params: None,
             cursor: None,
@@ -345,8 +358,18 @@ impl<'a> CallArgs<'a> {
     }
 
     /// Takes and decodes argument `name`.
-    pub fn argument<T: ToolArgument>(&mut self, name: &str) -> Result<T, ServerError> {
-        let (value, present) = match self.arguments.remove(name) {
+    pub fn argument<T: ToolArgument>(&mut self, name: &'static str) -> Result<T, ServerError> {
+        let taken = match &mut self.arguments {
+            Cow::Owned(arguments) => arguments.remove(name),
+            Cow::Borrowed(arguments) => {
+                let value = arguments.get(name).cloned();
+                if value.is_some() {
+                    self.taken.push(name);
+                }
+                value
+            }
+        };
+        let (value, present) = match taken {
             Some(value) => (value, true),
             None => (Value::Null, false),
         };
@@ -374,7 +397,15 @@ impl<'a> CallArgs<'a> {
 
     /// Rejects arguments no parameter took.
     pub fn finish(self) -> Result<(), ServerError> {
-        match self.arguments.keys().next() {
+        let extra = match &self.arguments {
+            Cow::Owned(arguments) => arguments.keys().next(),
+            Cow::Borrowed(arguments) if arguments.len() == self.taken.len() => None,
+            // The first argument not taken is among the first `taken.len() + 1`.
+            Cow::Borrowed(arguments) => {
+                arguments.keys().find(|k| !self.taken.contains(&k.as_str()))
+            }
+        };
+        match extra {
             None => Ok(()),
             Some(extra) => Err(ServerError::invalid_params(format!(
                 "Unknown argument `{extra}` for tool `{}`",

@@ -451,7 +451,8 @@ impl ServerBuilder {
             cache_scope: Some(config.cache_hints.discover.scope),
             meta: Some(server_info_meta.clone()),
         };
-        let discover = serde_json::value::to_raw_value(&discover)
+        let discover: Arc<str> = serde_json::to_string(&discover)
+            .map(Into::into)
             .map_err(|e| Error::Config(format!("cannot serialize the discovery result: {e}")))?;
         let signer = Signer::new(&config.request_state_keys.0, config.request_state_ttl)
             .map_err(|e| Error::Config(e.to_string()))?;

@@ -78,7 +78,7 @@ pub(crate) const MAX_TOOL_LOOKUP_PAGES: usize = 100;
 #[non_exhaustive]
 pub(crate) enum Reply {
     /// The serialized `result`.
-    Ok(Box<RawValue>),
+    Ok(JsonText),
     /// A JSON-RPC error.
     Err {
         /// The HTTP status (200 for in-band errors).
@@ -90,10 +90,43 @@ pub(crate) enum Reply {
     InsufficientScope(InsufficientScopeError),
 }
 
+/// A JSON value serialized by this crate (so it is valid JSON, and is written out as is):
+/// owned when built for one answer, shared when the same bytes answer many requests.
+#[derive(Clone, Debug)]
+pub(crate) enum JsonText {
+    /// Serialized for one answer.
+    Owned(String),
+    /// Serialized once (the discovery result, fixed `tools/list` pages).
+    Shared(Arc<str>),
+}
+
+impl JsonText {
+    /// The JSON text.
+    pub(crate) fn get(&self) -> &str {
+        match self {
+            Self::Owned(s) => s,
+            Self::Shared(s) => s,
+        }
+    }
+
+    /// The same text, shared.
+    fn share(&self) -> Arc<str> {
+        match self {
+            Self::Owned(s) => Arc::from(s.as_str()),
+            Self::Shared(s) => s.clone(),
+        }
+    }
+}
+
 impl Reply {
     fn result<T: Serialize>(value: &T) -> Self {
-        match serde_json::value::to_raw_value(value) {
-            Ok(raw) => Self::Ok(raw),
+        // Sized for a typical result, so that it is written without growing.
+        let mut out = Vec::with_capacity(256);
+        let text = serde_json::to_writer(&mut out, value)
+            .map_err(|e| e.to_string())
+            .and_then(|()| String::from_utf8(out).map_err(|e| e.to_string()));
+        match text {
+            Ok(text) => Self::Ok(JsonText::Owned(text)),
             Err(e) => {
                 tracing::error!(error = %e, "failed to serialize a result");
                 Self::in_band(ErrorObject::new(
@@ -152,13 +185,13 @@ struct Inner {
     /// [`Inner::server_info_meta`] serialized, for [`Stamped`] results.
     server_info_meta_raw: Box<RawValue>,
     capabilities: ServerCapabilities,
-    discover: Box<RawValue>,
+    discover: Arc<str>,
     /// The first page of a modern `tools/list` of a service whose tools are fixed
     /// ([`ServiceHandler::static_tools`]), serialized by the first such request.
-    tools_page: std::sync::OnceLock<Box<RawValue>>,
+    tools_page: std::sync::OnceLock<Arc<str>>,
     /// The same for legacy `tools/list`: before and from
     /// [`legacy::STRUCTURED_OUTPUT_SINCE`] (the output schemas legacy clients get differ).
-    legacy_tools_pages: [std::sync::OnceLock<Box<RawValue>>; 2],
+    legacy_tools_pages: [std::sync::OnceLock<Arc<str>>; 2],
     /// `Some` on OAuth-protected services: the scopes every request needs (tool scopes are
     /// then enforced on `tools/call`).
     required_scopes: Option<Arc<[String]>>,
@@ -309,7 +342,7 @@ impl Server {
 
     async fn modern(&self, request: Request, cx: RequestContext) -> Reply {
         match request.method.as_str() {
-            "server/discover" => Reply::Ok(self.inner.discover.clone()),
+            "server/discover" => Reply::Ok(JsonText::Shared(self.inner.discover.clone())),
             "tools/list" => self.modern_list_tools(request.params, cx).await,
             "tools/call" => self.modern_call_tool(request.params, cx).await,
             m if features::METHODS.contains(&m) => self.handle_feature(m, request.params, cx).await,
@@ -386,11 +419,11 @@ impl Server {
     async fn modern_list_tools(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
         let first_fixed = self.first_fixed_page(params.as_ref());
         if let Some(page) = self.inner.tools_page.get().filter(|_| first_fixed) {
-            return Reply::Ok(page.clone());
+            return Reply::Ok(JsonText::Shared(page.clone()));
         }
         let reply = self.modern_list_tools_page(params, cx).await;
         if let (true, Reply::Ok(page)) = (first_fixed, &reply) {
-            let _ = self.inner.tools_page.set(page.clone());
+            let _ = self.inner.tools_page.set(page.share());
         }
         reply
     }
@@ -425,7 +458,7 @@ impl Server {
         let with_output = cx.protocol_version() >= legacy::STRUCTURED_OUTPUT_SINCE;
         let slot = &self.inner.legacy_tools_pages[usize::from(with_output)];
         if let Some(page) = slot.get().filter(|_| first_fixed) {
-            return Reply::Ok(page.clone());
+            return Reply::Ok(JsonText::Shared(page.clone()));
         }
         let mut page = match self.list_page(params, &cx).await {
             Ok(p) => p,
@@ -439,7 +472,7 @@ impl Server {
             .tools(&mut page.tools, cx.protocol_version());
         let reply = Reply::result(&page);
         if let (true, Reply::Ok(page)) = (first_fixed, &reply) {
-            let _ = slot.set(page.clone());
+            let _ = slot.set(page.share());
         }
         reply
     }
@@ -495,10 +528,8 @@ impl Server {
                 return header_mismatch(&m.header, &m.problem);
             }
         }
-        let (tool, arguments) = (params.name.clone(), params.arguments.clone());
-        let round_state = params.request_state.clone();
-        let outcome = guarded(self.inner.handler.call_tool(params, &cx)).await;
-        let response = match talk::settle_modern(&cx, outcome, round_state) {
+        let outcome = guarded(self.inner.handler.call_tool(&params, &cx)).await;
+        let response = match talk::settle_modern(&cx, outcome, params.request_state.clone()) {
             Ok(r) => r,
             Err(e) => return e.unwrap_or_else(internal_error),
         };
@@ -516,8 +547,8 @@ impl Server {
             }
             CallToolResponse::InputRequired(result) => {
                 let bind = Binding {
-                    tool: &tool,
-                    arguments: arguments.as_ref(),
+                    tool: &params.name,
+                    arguments: params.arguments.as_ref(),
                     caller: who.as_deref(),
                 };
                 self.input_required(result, &cx, &bind)
@@ -563,7 +594,7 @@ impl Server {
         params.request_state = None;
         let cx = cx.with_meta(params.meta.clone());
         for round in 0..=MAX_LEGACY_ROUNDS {
-            let outcome = guarded(self.inner.handler.call_tool(params.clone(), &cx)).await;
+            let outcome = guarded(self.inner.handler.call_tool(&params, &cx)).await;
             let response = match talk::settle_legacy(&cx, outcome) {
                 Ok(r) => r,
                 Err(e) => return e.unwrap_or_else(internal_error),

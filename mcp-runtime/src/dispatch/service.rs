@@ -65,10 +65,11 @@ pub trait ServiceHandler: Send + Sync + 'static {
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<ListToolsResult, ServerError>>;
 
-    /// `tools/call`.
+    /// `tools/call` (the params are borrowed: the dispatcher keeps them to bind a request
+    /// state to the call).
     fn call_tool<'a>(
         &'a self,
-        params: CallToolParams,
+        params: &'a CallToolParams,
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<CallToolResponse, ServerError>>;
 
@@ -282,10 +283,10 @@ impl<T: AdvancedService> ServiceHandler for Advanced<T> {
 
     fn call_tool<'a>(
         &'a self,
-        params: CallToolParams,
+        params: &'a CallToolParams,
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<CallToolResponse, ServerError>> {
-        Box::pin(self.service.on_call_tool(params, request))
+        Box::pin(self.service.on_call_tool(params.clone(), request))
     }
 
     fn features(&self) -> Features {

@@ -263,10 +263,16 @@ impl<'de: 'a, 'a, const LIFT: bool> Visitor<'de> for MetaSeed<'_, 'a, LIFT> {
             let r = self.reserved.typed.get_or_insert_default();
             let repeated = match index {
                 0 => r.protocol_version.replace(access.next_value()?).is_some(),
-                1 => r
-                    .client_capabilities
-                    .replace(access.next_value()?)
-                    .is_some(),
+                1 => {
+                    // `{}` (what most clients send) is the default, without serde's
+                    // buffering of a struct with flattened members.
+                    let raw: &'de RawValue = access.next_value()?;
+                    let capabilities = match raw.get() {
+                        "{}" => ClientCapabilities::default(),
+                        text => serde_json::from_str(text).map_err(de::Error::custom)?,
+                    };
+                    r.client_capabilities.replace(capabilities).is_some()
+                }
                 2 => r.client_info.replace(access.next_value()?).is_some(),
                 _ => r.log_level.replace(access.next_value()?).is_some(),
             };

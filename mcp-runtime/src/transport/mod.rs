@@ -782,7 +782,11 @@ mod tests {
             RequestId::String("q\"u\\o\nte".into()),
         ] {
             let mut out = Vec::new();
-            write_reply(&mut out, &id, &Reply::Ok(result.clone()));
+            write_reply(
+                &mut out,
+                &id,
+                &Reply::Ok(crate::dispatch::JsonText::Owned(result.get().to_owned())),
+            );
             let expected = serde_json::to_vec(&SuccessOut::new(&id, &result)).unwrap();
             assert_eq!(out, expected);
         }

@@ -9,7 +9,7 @@ use axum::Router;
 use axum::body::{Body, HttpBody};
 use axum::response::Response;
 use bytes::Bytes;
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, Either};
 use http::Request;
 use tokio_util::sync::CancellationToken;
 #[cfg(feature = "oauth")]
@@ -185,7 +185,12 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let request = request.map(Body::new);
         match &mut self.inner {
-            Inner::Plain(service) => Box::pin(service.call(request)),
+            // A request the gate passes on without CORS is the endpoint's own boxed future:
+            // returned as it is, not boxed again.
+            Inner::Plain(service) => match service.call(request) {
+                Either::Right(Either::Right(endpoint)) => endpoint,
+                other => Box::pin(other),
+            },
             #[cfg(feature = "oauth")]
             Inner::Guarded(service) => Box::pin(service.call(request)),
         }

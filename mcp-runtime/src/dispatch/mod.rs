@@ -120,8 +120,9 @@ impl JsonText {
 
 impl Reply {
     fn result<T: Serialize>(value: &T) -> Self {
-        // Sized for a typical result, so that it is written without growing.
-        let mut out = Vec::with_capacity(256);
+        // Sized for a typical result (a tool call's with its `_meta` stamp is about 350
+        // bytes), so that it is written without growing.
+        let mut out = Vec::with_capacity(512);
         let text = serde_json::to_writer(&mut out, value)
             .map_err(|e| e.to_string())
             .and_then(|()| String::from_utf8(out).map_err(|e| e.to_string()));

@@ -39,7 +39,7 @@ impl Message {
 /// [`Message::from_slice_fast`], and with `lift` a modern envelope lifted out of
 /// `params._meta`: when `_meta` claims the modern era (has the protocol version key), its
 /// reserved keys are read into the returned [`RequestEnvelope`] and are not in the message's
-/// `_meta` (which stays, possibly empty); handlers never see those keys anyway
+/// `_meta` (left out when nothing else was in it); handlers never see those keys anyway
 /// ([`RequestEnvelope::strip`]). Without a claim, or without `lift` (a legacy-only
 /// endpoint, whose handlers see `_meta` as sent), `_meta` keeps every key. `None` also when
 /// a claimed envelope does not read: the strict path then names the problem.
@@ -211,7 +211,11 @@ impl<'de, const LIFT: bool> Visitor<'de> for ParamsVisitor<LIFT> {
                 let meta = access.next_value_seed(MetaSeed::<LIFT> {
                     reserved: &mut reserved,
                 })?;
-                params.insert(key.into_owned(), Value::Object(meta));
+                // A `_meta` that held only the lifted envelope is left out: handlers see
+                // no `_meta` either way (`RequestEnvelope::strip`).
+                if !(LIFT && meta.is_empty() && reserved.typed.is_some()) {
+                    params.insert(key.into_owned(), Value::Object(meta));
+                }
             } else {
                 let value = access.next_value::<Value>()?;
                 params.insert(key.into_owned(), value);
@@ -333,9 +337,13 @@ mod tests {
             return (message, None);
         }
         let envelope = RequestEnvelope::parse(params.as_ref()).unwrap();
-        if let Some(Value::Object(meta)) = params.as_mut().and_then(|p| p.get_mut("_meta")) {
+        let params = params.as_mut().unwrap();
+        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
             for key in crate::protocol::RESERVED_META_KEYS {
                 meta.remove(key);
+            }
+            if meta.is_empty() {
+                params.remove("_meta");
             }
         }
         (message, Some(envelope))

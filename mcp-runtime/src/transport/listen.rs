@@ -63,11 +63,7 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
     let state = if opened.empty {
         State::Last(result)
     } else {
-        let closing = parts
-            .extensions
-            .get::<super::Closing>()
-            .cloned()
-            .unwrap_or_default();
+        let closing = super::Closing::of(&parts.extensions);
         State::Live(Box::new(Live {
             receiver: opened.receiver,
             overflow: opened.overflow,

@@ -61,8 +61,13 @@ struct Endpoint {
     shutdown: Option<CancellationToken>,
 }
 
-/// When the serving stops: the service's own token and the listener's (a request
-/// extension), whichever is cancelled first. Inserted into each request's extensions.
+/// The token of [`McpService::with_shutdown`], in the extensions of the requests of a
+/// service that has one.
+#[derive(Clone, Debug)]
+struct ServiceShutdown(CancellationToken);
+
+/// When the serving stops: the service's own token and the listener's (both request
+/// extensions), whichever is cancelled first.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Closing {
     service: Option<CancellationToken>,
@@ -70,9 +75,10 @@ pub(crate) struct Closing {
 }
 
 impl Closing {
-    fn of(endpoint: &Endpoint, extensions: &http::Extensions) -> Self {
+    /// The closing of the request with these extensions.
+    pub(crate) fn of(extensions: &http::Extensions) -> Self {
         Self {
-            service: endpoint.shutdown.clone(),
+            service: extensions.get::<ServiceShutdown>().map(|s| s.0.clone()),
             listener: extensions
                 .get::<listener::ListenerShutdown>()
                 .map(|l| l.0.clone()),
@@ -106,8 +112,11 @@ pub(crate) struct ScopeChallenge {
 }
 
 async fn endpoint(state: Endpoint, mut request: Request<Body>) -> Response {
-    let closing = Closing::of(&state, request.extensions());
-    request.extensions_mut().insert(closing);
+    if let Some(token) = &state.shutdown {
+        request
+            .extensions_mut()
+            .insert(ServiceShutdown(token.clone()));
+    }
     let server = state.server;
     let (parts, body) = request.into_parts();
     let modern_only = server.protocol_mode() == ProtocolMode::Modern;
@@ -582,7 +591,10 @@ fn reply_response(id: &RequestId, reply: Reply, headers: &HeaderMap) -> Response
         Reply::Err { status, .. } => *status,
         Reply::InsufficientScope(e) => return insufficient_scope(e),
     };
-    let mut body = Vec::with_capacity(256);
+    let mut body = Vec::with_capacity(match &reply {
+        Reply::Ok(result) => result.get().len() + 64,
+        _ => 256,
+    });
     write_reply(&mut body, id, &reply);
     if status == StatusCode::OK && wants_sse_only(headers) {
         return sse_response(body);

@@ -272,12 +272,7 @@ pub(crate) async fn serve(
         events: OnceLock::new(),
         receiver: Mutex::new(None),
         created: Notify::new(),
-        closing: cx
-            .parts
-            .extensions
-            .get::<super::Closing>()
-            .cloned()
-            .unwrap_or_default(),
+        closing: super::Closing::of(&cx.parts.extensions),
     });
     let cancel = CancellationToken::new();
     let inflight = session.as_ref().and_then(|s| {

@@ -312,11 +312,7 @@ pub(crate) async fn get(server: &Server, parts: &Parts) -> Response {
         ))
     });
     // The stream ends when the serving stops.
-    let closing = parts
-        .extensions
-        .get::<super::Closing>()
-        .cloned()
-        .unwrap_or_default();
+    let closing = super::Closing::of(&parts.extensions);
     let sse = Sse::new(head.chain(live).take_until(closing.wait())).keep_alive(
         KeepAlive::new()
             .interval(Duration::from_secs(15))

@@ -1,7 +1,7 @@
 //! Which era a single POSTed message belongs to, and the header cross-checks that can refuse
 //! it before dispatch (PROTOCOL.md §3, the TypeScript server's validation ladder).
 
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{Map, Value, json};
 
 use crate::dispatch::{ProtocolMode, Reply, header_mismatch};
@@ -46,9 +46,10 @@ pub(crate) fn classify(
     if mode == ProtocolMode::Legacy {
         return Route::Legacy;
     }
-    let header_version = match protocol_version_header(headers) {
+    let found = McpHeaders::of(headers);
+    let header_version = match found.version.map(|v| v.to_str().map(str::trim)).transpose() {
         Ok(v) => v,
-        Err(()) => {
+        Err(_) => {
             return Route::Reject(header_mismatch(
                 "(invalid)",
                 "the MCP-Protocol-Version header is not valid text",
@@ -131,7 +132,7 @@ pub(crate) fn classify(
             ),
         ));
     }
-    let mcp_method = headers.get(MCP_METHOD).map(|v| v.to_str().map(str::trim));
+    let mcp_method = found.method.map(|v| v.to_str().map(str::trim));
     if let Some(m) = &mcp_method {
         match m {
             Ok(m) if *m == method => {}
@@ -164,10 +165,38 @@ pub(crate) fn classify(
             "the Mcp-Method header is required on modern requests",
         ));
     }
-    if let Some(reject) = check_mcp_name(headers, method, params) {
+    if let Some(reject) = check_mcp_name(found.name, method, params) {
         return Route::Reject(reject);
     }
     Route::Modern(Box::new(envelope))
+}
+
+/// The first values of the headers [`classify`] checks, found in one walk over the
+/// headers rather than a lookup each.
+#[derive(Default)]
+struct McpHeaders<'a> {
+    version: Option<&'a HeaderValue>,
+    method: Option<&'a HeaderValue>,
+    name: Option<&'a HeaderValue>,
+}
+
+impl<'a> McpHeaders<'a> {
+    fn of(headers: &'a HeaderMap) -> Self {
+        let mut found = Self::default();
+        for (name, value) in headers {
+            let slot = if *name == MCP_PROTOCOL_VERSION {
+                &mut found.version
+            } else if *name == MCP_METHOD {
+                &mut found.method
+            } else if *name == MCP_NAME {
+                &mut found.name
+            } else {
+                continue;
+            };
+            slot.get_or_insert(value);
+        }
+        found
+    }
 }
 
 /// The first header checked against the body of a modern request (`MCP-Protocol-Version`,
@@ -193,7 +222,7 @@ fn repeated_header(headers: &HeaderMap) -> Option<&str> {
 /// `Mcp-Name` must mirror `params.name` of `tools/call` / `prompts/get` and `params.uri`
 /// of `resources/read`.
 fn check_mcp_name(
-    headers: &HeaderMap,
+    header: Option<&HeaderValue>,
     method: &str,
     params: Option<&Map<String, Value>>,
 ) -> Option<Reply> {
@@ -203,7 +232,7 @@ fn check_mcp_name(
         _ => return None,
     };
     let body = params?.get(field)?.as_str()?;
-    let Some(raw) = headers.get(MCP_NAME) else {
+    let Some(raw) = header else {
         return Some(header_mismatch(
             "(missing)",
             &format!("the Mcp-Name header is required for {method}"),

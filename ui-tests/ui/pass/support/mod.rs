@@ -44,7 +44,7 @@ pub fn tool(svc: &impl ServiceHandler, name: &str) -> Value {
 pub fn call_in(svc: &impl ServiceHandler, cx: &RequestContext, name: &str, arguments: Value) -> Result<CallToolResponse, ServerError> {
     let mut params = CallToolParams::new(name);
     params.arguments = arguments.as_object().cloned();
-    block_on(svc.call_tool(params, cx))
+    block_on(svc.call_tool(&params, cx))
 }
 
 /// Calls tool `name` on a modern request without headers.

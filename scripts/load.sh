@@ -13,7 +13,9 @@
 # duration (LOAD_KINDS may add `session`, `discover` and `list`). Prints one block per run and a table with throughput ratios
 # against bare axum, and the server's CPU time per request (read from /proc; other work on
 # the machine disturbs it far less than throughput). With -r N every kind runs N times,
-# interleaved, and the table keeps each kind's best run and its least CPU per request.
+# interleaved, and the table keeps each kind's best run and its least CPU per request; below
+# it, each kind's server CPU per request and p99 over bare axum's, taken within each round,
+# as the median over the rounds (issue #17's method, with its ceilings).
 #
 # Soak mode (--soak, default 10 minutes): starts the weather example, measures its capacity
 # with examples/soak.rs at full speed for 20 s (mixed traffic: half modern callers, half
@@ -165,7 +167,7 @@ for round in $(seq "$ROUNDS"); do
     out=$("${CLIENT_CPU[@]}" "$BIN/load" --url "$url" --kind "$kind" --concurrency "$CONCURRENCY" \
       --duration "$DURATION" --warmup "$WARMUP" --server-pid "$pid" "${THREAD_ARGS[@]}") || FAILED=1
     echo "$out" | grep -v '^{'
-    echo "$out" | grep '^{' >>"$RESULTS" || true
+    echo "$out" | grep '^{' | sed "s/^{/{\"round\":$round,/" >>"$RESULTS" || true
   done
 done
 
@@ -208,6 +210,43 @@ awk -v kinds="$KINDS" '
     }
     if ("bare" in cpu && "modern" in cpu && cpu["modern"] > 0)
       printf "server CPU per request, bare/modern: %.2f (the throughput ratio a CPU-bound server on its own cores would reach)\n", cpu["bare"] / cpu["modern"]
+  }' "$RESULTS"
+# Issue #17's ratios: within each round, each kind's server CPU per request and p99 over bare
+# axum's; the median over the rounds, with the ceilings for the modern tools/call.
+awk -v kinds="$KINDS" '
+  function field(line, key,    m) {
+    if (match(line, "\"" key "\":(\"[^\"]*\"|[-0-9.eE+]+)")) {
+      m = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
+      gsub(/"/, "", m)
+      return m
+    }
+    return ""
+  }
+  function median(list,    a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  {
+    r = field($0, "round"); k = field($0, "kind")
+    cpu[r, k] = field($0, "server_cpu_us_per_req"); p99[r, k] = field($0, "p99_us")
+    if (r + 0 > rounds) rounds = r + 0
+  }
+  END {
+    if (rounds < 1) exit
+    n = split(kinds, order, " ")
+    for (i = 1; i <= n; i++) {
+      k = order[i]
+      if (k == "bare") continue
+      cl = ""; pl = ""
+      for (r = 1; r <= rounds; r++) {
+        if (cpu[r, k] + 0 > 0 && cpu[r, "bare"] + 0 > 0) cl = cl " " sprintf("%.2f", cpu[r, k] / cpu[r, "bare"])
+        if (p99[r, k] + 0 > 0 && p99[r, "bare"] + 0 > 0) pl = pl " " sprintf("%.2f", p99[r, k] / p99[r, "bare"])
+      }
+      if (cl == "") continue
+      ceil = (k == "modern") ? " (ceilings: CPU 1.45, p99 1.40)" : ""
+      printf "%s x bare axum, median of %d round(s): server CPU per request %.2f [%s ], p99 %.2f [%s ]%s\n", k, rounds, median(cl), cl, median(pl), pl, ceil
+    }
   }' "$RESULTS"
 if [ "$PIN" = 1 ]; then
   echo "note: servers pinned to CPU 0, the load generator to CPU 1."

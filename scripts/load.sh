@@ -184,6 +184,17 @@ awk -v kinds="$KINDS" '
     }
     return ""
   }
+  # The median of a space-separated list of numbers.
+  function median(list,    a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  {
+    rd = field($0, "round"); kd = field($0, "kind")
+    rcpu[rd, kd] = field($0, "server_cpu_us_per_req"); rp99[rd, kd] = field($0, "p99_us")
+    if (rd + 0 > rounds) rounds = rd + 0
+  }
   {
     k = field($0, "kind"); r = field($0, "rps") + 0
     if (!(k in rps) || r > rps[k]) {
@@ -210,38 +221,15 @@ awk -v kinds="$KINDS" '
     }
     if ("bare" in cpu && "modern" in cpu && cpu["modern"] > 0)
       printf "server CPU per request, bare/modern: %.2f (the throughput ratio a CPU-bound server on its own cores would reach)\n", cpu["bare"] / cpu["modern"]
-  }' "$RESULTS"
-# Issue #17's ratios: within each round, each kind's server CPU per request and p99 over bare
-# axum's; the median over the rounds, with the ceilings for the modern tools/call.
-awk -v kinds="$KINDS" '
-  function field(line, key,    m) {
-    if (match(line, "\"" key "\":(\"[^\"]*\"|[-0-9.eE+]+)")) {
-      m = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
-      gsub(/"/, "", m)
-      return m
-    }
-    return ""
-  }
-  function median(list,    a, n, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  {
-    r = field($0, "round"); k = field($0, "kind")
-    cpu[r, k] = field($0, "server_cpu_us_per_req"); p99[r, k] = field($0, "p99_us")
-    if (r + 0 > rounds) rounds = r + 0
-  }
-  END {
-    if (rounds < 1) exit
-    n = split(kinds, order, " ")
+    # The ratios of issue #17: within each round, the server CPU per request and p99 of each
+    # kind over those of bare axum; the median over the rounds, with the modern ceilings.
     for (i = 1; i <= n; i++) {
       k = order[i]
       if (k == "bare") continue
       cl = ""; pl = ""
       for (r = 1; r <= rounds; r++) {
-        if (cpu[r, k] + 0 > 0 && cpu[r, "bare"] + 0 > 0) cl = cl " " sprintf("%.2f", cpu[r, k] / cpu[r, "bare"])
-        if (p99[r, k] + 0 > 0 && p99[r, "bare"] + 0 > 0) pl = pl " " sprintf("%.2f", p99[r, k] / p99[r, "bare"])
+        if (rcpu[r, k] + 0 > 0 && rcpu[r, "bare"] + 0 > 0) cl = cl " " sprintf("%.2f", rcpu[r, k] / rcpu[r, "bare"])
+        if (rp99[r, k] + 0 > 0 && rp99[r, "bare"] + 0 > 0) pl = pl " " sprintf("%.2f", rp99[r, k] / rp99[r, "bare"])
       }
       if (cl == "") continue
       ceil = (k == "modern") ? " (ceilings: CPU 1.45, p99 1.40)" : ""

@@ -15,6 +15,7 @@ mod features;
 mod input_checks;
 mod legacy;
 mod params;
+mod reply;
 pub(crate) mod service;
 mod shim;
 mod talk;
@@ -27,7 +28,6 @@ use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 use http::StatusCode;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -47,6 +47,10 @@ pub use features::{
     Features, MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions,
 };
 pub use params::{AuthContext, Context, RequestMeta};
+pub(crate) use reply::{
+    JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,
+    method_not_found,
+};
 pub use service::{AdvancedService, BoxFuture};
 pub(crate) use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
@@ -71,96 +75,6 @@ use crate::state::{Binding, Signer};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
 pub(crate) const MAX_TOOL_LOOKUP_PAGES: usize = 100;
-
-/// The answer to one JSON-RPC request: a serialized result, or an error with the HTTP status
-/// it travels with.
-#[derive(Debug)]
-#[non_exhaustive]
-pub(crate) enum Reply {
-    /// The serialized `result`.
-    Ok(JsonText),
-    /// A JSON-RPC error.
-    Err {
-        /// The HTTP status (200 for in-band errors).
-        status: StatusCode,
-        /// The error object.
-        error: ErrorObject,
-    },
-    /// The caller lacks scopes: HTTP 403 with an `insufficient_scope` challenge.
-    InsufficientScope(InsufficientScopeError),
-}
-
-/// A JSON value serialized by this crate (so it is valid JSON, and is written out as is):
-/// owned when built for one answer, shared when the same bytes answer many requests.
-#[derive(Clone, Debug)]
-pub(crate) enum JsonText {
-    /// Serialized for one answer.
-    Owned(String),
-    /// Serialized once (the discovery result, fixed `tools/list` pages).
-    Shared(Arc<str>),
-}
-
-impl JsonText {
-    /// The JSON text.
-    pub(crate) fn get(&self) -> &str {
-        match self {
-            Self::Owned(s) => s,
-            Self::Shared(s) => s,
-        }
-    }
-
-    /// The same text, shared.
-    fn share(&self) -> Arc<str> {
-        match self {
-            Self::Owned(s) => Arc::from(s.as_str()),
-            Self::Shared(s) => s.clone(),
-        }
-    }
-}
-
-impl Reply {
-    fn result<T: Serialize>(value: &T) -> Self {
-        // Sized for a typical result (a tool call's with its `_meta` stamp is about 350
-        // bytes), so that it is written without growing.
-        let mut out = Vec::with_capacity(512);
-        let text = serde_json::to_writer(&mut out, value)
-            .map_err(|e| e.to_string())
-            .and_then(|()| String::from_utf8(out).map_err(|e| e.to_string()));
-        match text {
-            Ok(text) => Self::Ok(JsonText::Owned(text)),
-            Err(e) => {
-                tracing::error!(error = %e, "failed to serialize a result");
-                Self::in_band(ErrorObject::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "Internal error",
-                ))
-            }
-        }
-    }
-
-    /// An error answered with HTTP 200 (or 400 for `-32021`, which always travels so).
-    pub(crate) fn in_band(error: ErrorObject) -> Self {
-        let status = if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        };
-        Self::Err { status, error }
-    }
-
-    /// An error with an explicit HTTP status.
-    pub(crate) fn status(status: StatusCode, error: ErrorObject) -> Self {
-        Self::Err { status, error }
-    }
-
-    fn from_server_error(e: &ServerError) -> Self {
-        e.log_source();
-        match e {
-            ServerError::InsufficientScope(e) => Self::InsufficientScope(e.clone()),
-            e => Self::in_band(e.to_error_object()),
-        }
-    }
-}
 
 /// A service ready to be served: its handler, its checked configuration, and what is
 /// computed once (discovery result, header declarations).
@@ -728,26 +642,6 @@ fn tool_decls(tool: &Tool) -> Decls {
 /// The header declarations of one tool, shared.
 type Decls = Arc<[HeaderDecl]>;
 
-/// `-32601 Method not found`.
-pub(crate) fn method_not_found(status: StatusCode) -> Reply {
-    Reply::status(
-        status,
-        ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "Method not found"),
-    )
-}
-
-/// A `-32020` header/body disagreement, HTTP 400.
-pub(crate) fn header_mismatch(header: &str, problem: &str) -> Reply {
-    Reply::status(
-        StatusCode::BAD_REQUEST,
-        ErrorObject::new(
-            ErrorCode::HEADER_MISMATCH,
-            format!("Bad Request: the request headers and body disagree: {problem}"),
-        )
-        .with_data(json!({"mismatch": {"header": header, "body": problem}})),
-    )
-}
-
 /// What a request state is bound to for this call, for `caller` (see [`caller`]).
 fn binding<'a>(params: &'a CallToolParams, caller: Option<&'a str>) -> Binding<'a> {
     Binding {
@@ -767,21 +661,6 @@ fn caller(cx: &RequestContext) -> Option<String> {
     }
 }
 
-/// `-32602 Invalid or expired requestState` (the precise reason is only logged).
-fn invalid_request_state() -> Reply {
-    Reply::in_band(
-        ErrorObject::new(ErrorCode::INVALID_PARAMS, "Invalid or expired requestState")
-            .with_data(json!({"reason": "invalid_request_state"})),
-    )
-}
-
-fn internal_error() -> Reply {
-    Reply::in_band(ErrorObject::new(
-        ErrorCode::INTERNAL_ERROR,
-        "Internal error",
-    ))
-}
-
 fn parse_params<T: serde::de::DeserializeOwned>(params: Option<JsonObject>) -> Result<T, Reply> {
     let value = Value::Object(params.unwrap_or_default());
     serde_json::from_value(value).map_err(|e| {
@@ -797,41 +676,6 @@ fn parse_call_params(params: Option<JsonObject>) -> Result<CallToolParams, Reply
     match CallToolParams::take(params.unwrap_or_default()) {
         Ok(params) => Ok(params),
         Err(map) => parse_params(Some(map)),
-    }
-}
-
-/// A `tools/call` result without `_meta` of its own, serialized with the server's `_meta`
-/// (already serialized): the bytes of the result with [`Server::stamp`]'s map, without
-/// building that map per response.
-struct Stamped<'a> {
-    result: &'a CallToolResult,
-    meta: &'a RawValue,
-}
-
-impl Serialize for Stamped<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        // Every field, so that a new one is not forgotten here.
-        let CallToolResult {
-            content,
-            structured_content,
-            is_error,
-            result_type,
-            meta: _,
-        } = self.result;
-        let mut out = s.serialize_struct("CallToolResult", 5)?;
-        out.serialize_field("content", content)?;
-        if let Some(v) = structured_content {
-            out.serialize_field("structuredContent", v)?;
-        }
-        if let Some(v) = is_error {
-            out.serialize_field("isError", v)?;
-        }
-        if let Some(v) = result_type {
-            out.serialize_field("resultType", v)?;
-        }
-        out.serialize_field("_meta", self.meta)?;
-        out.end()
     }
 }
 
@@ -857,48 +701,5 @@ impl CallToolResult {
     /// The concatenated text of the text blocks.
     pub fn text_content(&self) -> String {
         self.content.iter().filter_map(|c| c.as_text()).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::Content;
-    use serde_json::json;
-
-    fn text(reply: &Reply) -> &str {
-        match reply {
-            Reply::Ok(raw) => raw.get(),
-            _ => panic!("not a result"),
-        }
-    }
-
-    /// A stamped result is the bytes of the result serialized with the server's `_meta`.
-    #[test]
-    fn stamped_results_serialize_as_with_their_meta() {
-        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}});
-        let meta = meta.as_object().unwrap().clone();
-        let raw = serde_json::value::to_raw_value(&meta).unwrap();
-        let mut full = CallToolResult {
-            content: vec![Content::text("{\"sum\":5}")],
-            structured_content: Some(json!({"sum": 5})),
-            result_type: Some(ResultType::Complete),
-            ..CallToolResult::default()
-        };
-        for (is_error, structured) in [(None, true), (Some(true), false)] {
-            full.is_error = is_error;
-            if !structured {
-                full.structured_content = None;
-            }
-            let stamped = Reply::result(&Stamped {
-                result: &full,
-                meta: &raw,
-            });
-            let expected = Reply::result(&CallToolResult {
-                meta: Some(meta.clone()),
-                ..full.clone()
-            });
-            assert_eq!(text(&stamped), text(&expected));
-        }
     }
 }

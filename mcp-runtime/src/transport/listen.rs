@@ -14,7 +14,7 @@ use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use futures_util::stream;
-use http::{HeaderValue, header};
+use http::HeaderValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -102,17 +102,10 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
     let body = stream::once(async move { first })
         .chain(rest)
         .map(Ok::<_, std::convert::Infallible>);
-    let mut response = Response::new(Body::from_stream(body));
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, no-transform"),
-    );
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    let mut response = super::outbound::sse_response(Body::from_stream(body));
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
 }
 

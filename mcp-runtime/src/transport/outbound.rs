@@ -479,7 +479,9 @@ fn sse_event(json: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
 }
 
-fn sse_response(body: Body) -> Response {
+/// A `200` SSE response with `body`: `text/event-stream`, not cached or transformed. Every
+/// SSE answer of the transport is built here.
+pub(super) fn sse_response(body: Body) -> Response {
     let mut response = Response::new(body);
     let h = response.headers_mut();
     h.insert(

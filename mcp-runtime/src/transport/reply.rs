@@ -65,17 +65,7 @@ pub(crate) fn sse_response(json: Vec<u8>) -> Response {
     body.extend_from_slice(b"event: message\ndata: ");
     body.extend_from_slice(&json);
     body.extend_from_slice(b"\n\n");
-    let mut r = Response::new(Body::from(body));
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, no-transform"),
-    );
-    r
+    super::outbound::sse_response(Body::from(body))
 }
 
 pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {

@@ -254,20 +254,10 @@ pub(crate) async fn get(server: &Server, parts: &Parts) -> Response {
     // An id of a request stream the server ended early resumes that stream (SSE polling).
     if let Some((key, after)) = last_event_id.and_then(super::outbound::detached_event_id) {
         return match server.streams().detached.resume(session.id(), key, after) {
-            Some(resumed) => {
-                let mut response =
-                    Response::new(super::outbound::resumed_body(key.to_owned(), resumed));
-                let h = response.headers_mut();
-                h.insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/event-stream"),
-                );
-                h.insert(
-                    header::CACHE_CONTROL,
-                    HeaderValue::from_static("no-cache, no-transform"),
-                );
-                response
-            }
+            Some(resumed) => super::outbound::sse_response(super::outbound::resumed_body(
+                key.to_owned(),
+                resumed,
+            )),
             None => transport_error(
                 StatusCode::NOT_FOUND,
                 "Not Found: no stream to resume for this Last-Event-ID",

@@ -139,6 +139,8 @@ pub(crate) struct CallState {
     sample_count: AtomicUsize,
     /// The last progress value sent, to keep it increasing.
     last_progress: Mutex<Option<f64>>,
+    /// The notifier of the server serving the call, for [`crate::notify::current`].
+    pub(crate) notifier: Option<crate::notify::Notifier>,
 }
 
 /// The sampling requests of one modern round, and the error that ends the call, if any.
@@ -201,6 +203,7 @@ impl CallState {
             sampling: Mutex::default(),
             sample_count: AtomicUsize::new(0),
             last_progress: Mutex::new(None),
+            notifier: None,
         }
     }
 

@@ -57,7 +57,7 @@ pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;
 pub use trace_bridge::ClientLogLayer;
-pub(crate) use trace_bridge::scoped;
+pub(crate) use trace_bridge::{scoped, with_call};
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 
 use crate::error::{Error, InsufficientScopeError, ServerError};
@@ -250,12 +250,9 @@ impl Server {
     }
 
     /// Answers one modern request whose envelope is valid and whose standard headers have
-    /// been checked.
+    /// been checked. Callers run it in a call scope whose state carries this server's
+    /// notifier ([`scoped`]), or in [`crate::notify::scoped`], so that handlers find it.
     pub(crate) async fn handle_modern(&self, request: Request, cx: RequestContext) -> Reply {
-        crate::notify::scoped(self.notifier(), self.modern(request, cx)).await
-    }
-
-    async fn modern(&self, request: Request, cx: RequestContext) -> Reply {
         match request.method.as_str() {
             "server/discover" => Reply::Ok(JsonText::Shared(self.inner.discover.clone())),
             "tools/list" => self.modern_list_tools(request.params, cx).await,
@@ -265,12 +262,8 @@ impl Server {
         }
     }
 
-    /// Answers one legacy request.
+    /// Answers one legacy request (run as [`Server::handle_modern`] is).
     pub(crate) async fn handle_legacy(&self, request: Request, cx: RequestContext) -> Reply {
-        crate::notify::scoped(self.notifier(), self.legacy(request, cx)).await
-    }
-
-    async fn legacy(&self, request: Request, cx: RequestContext) -> Reply {
         match request.method.as_str() {
             "initialize" => self.initialize(request.params),
             "ping" => Reply::result(&json!({})),

@@ -35,6 +35,11 @@ pub(crate) fn scoped<F: Future>(call: Arc<CallState>, fut: F) -> impl Future<Out
     })
 }
 
+/// `f` of the call the current task serves, if it serves one.
+pub(crate) fn with_call<R>(f: impl FnOnce(&CallState) -> R) -> Option<R> {
+    CALL.try_with(|call| f(call)).ok()
+}
+
 /// A [`tracing_subscriber::Layer`] that sends the events of the named targets, emitted on
 /// the task serving a call, to that call's client as log messages: `ERROR` → `error`, `WARN`
 /// → `warning`, `INFO` → `info`, `DEBUG` and `TRACE` → `debug`; the logger is the event's

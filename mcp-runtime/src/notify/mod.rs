@@ -399,7 +399,11 @@ pub(crate) async fn scoped<F: std::future::Future>(notifier: Notifier, fut: F) -
     CURRENT.scope(notifier, fut).await
 }
 
-/// The notifier of the server whose handler is running, if any.
+/// The notifier of the server whose handler is running, if any: the one of the call the
+/// task serves (set by the transports, without a scope of its own), else the one of a
+/// [`scoped`] future (a legacy batch, whose members share no call state).
 pub(crate) fn current() -> Option<Notifier> {
-    CURRENT.try_with(Clone::clone).ok()
+    crate::dispatch::with_call(|call| call.notifier.clone())
+        .flatten()
+        .or_else(|| CURRENT.try_with(Clone::clone).ok())
 }

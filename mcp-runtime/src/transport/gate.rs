@@ -26,11 +26,10 @@ use tower_http::cors::{AllowOrigin, Cors, CorsLayer, ResponseFuture as CorsFutur
 use crate::dispatch::{ProtocolMode, ServiceConfig};
 use crate::protocol::headers as names;
 
-/// The address a listener is bound to, attached to every request it serves (a request
-/// extension) so that the MCP route knows whether to apply the loopback `Host` rules and
-/// which port they expect.
+/// The address a listener is bound to, as a request extension, so that the MCP route knows
+/// whether to apply the loopback `Host` rules and which port they expect.
 ///
-/// [`HttpServer`](super::HttpServer) adds it by itself. When you
+/// [`HttpServer`](super::HttpServer) gives its routes the address by itself. When you
 /// serve a [`router`](super::router) with something else (`axum::serve`, your own hyper
 /// loop), add it yourself to get the same default, or list the accepted names with
 /// [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts); without either, no `Host` is checked.
@@ -224,9 +223,11 @@ fn check_host(rules: &Rules, request: &Request<Body>) -> Result<(), String> {
     if !rules.hosts_checked || request.extensions().get::<ListedHost>().is_some() {
         return Ok(());
     }
-    let loopback = request
-        .extensions()
-        .get::<BoundAddr>()
+    let extensions = request.extensions();
+    let loopback = extensions
+        .get::<super::listener::Accepted>()
+        .map(|a| &a.bound)
+        .or_else(|| extensions.get::<BoundAddr>())
         .filter(|b| b.0.ip().is_loopback())
         .map(|b| b.0.port());
     if loopback.is_none() && rules.listed_hosts.is_empty() {

@@ -52,8 +52,10 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// open connections and a bounded drain on shutdown.
 ///
 /// Every request carries the peer address as
-/// [`ConnectInfo<SocketAddr>`](axum::extract::ConnectInfo) (so axum's extractor works) and
-/// the bound address as a [`BoundAddr`](super::BoundAddr) (the MCP `Host` check's default).
+/// [`ConnectInfo<SocketAddr>`](axum::extract::ConnectInfo) (so axum's extractor works), and
+/// the MCP routes know the bound address (the `Host` check's default) without a
+/// [`BoundAddr`](super::BoundAddr) extension: the listener gives it to them in its own
+/// extension, with its shutdown token, so that a request carries two extensions, not three.
 /// Serving stops only when the future given to
 /// [`with_graceful_shutdown`](Serve::with_graceful_shutdown) resolves (pass
 /// [`shutdown_signal`] for SIGINT and SIGTERM); then the listener stops accepting, the MCP
@@ -92,10 +94,15 @@ pub struct HttpServer {
     drain_timeout: Duration,
 }
 
-/// The tokens of the serving: cancelled when graceful shutdown starts (a request
-/// extension, read by the MCP endpoint to close its streams).
+/// What the listener tells each request about its connection, in one request extension
+/// (next to axum's `ConnectInfo`): the bound address, which the MCP routes' `Host` check
+/// reads as it reads [`BoundAddr`](super::BoundAddr), and the serving's token, cancelled
+/// when graceful shutdown starts (the MCP endpoint then closes its streams).
 #[derive(Clone, Debug)]
-pub(crate) struct ListenerShutdown(pub(crate) CancellationToken);
+pub(crate) struct Accepted {
+    pub(crate) bound: super::BoundAddr,
+    pub(crate) shutdown: CancellationToken,
+}
 
 impl HttpServer {
     /// Binds `addr`.
@@ -232,12 +239,14 @@ impl HttpServer {
                 },
                 Err(never) => match never {},
             };
-            let token = ListenerShutdown(stopping.clone());
+            let accepted = Accepted {
+                bound,
+                shutdown: stopping.clone(),
+            };
             let service = service.map_request(move |mut request: Request<Incoming>| {
                 let extensions = request.extensions_mut();
                 extensions.insert(ConnectInfo(peer));
-                extensions.insert(bound);
-                extensions.insert(token.clone());
+                extensions.insert(accepted.clone());
                 request
             });
             tokio::spawn(serve_connection(

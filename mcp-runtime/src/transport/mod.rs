@@ -85,8 +85,8 @@ impl Closing {
         Self {
             service: extensions.get::<ServiceShutdown>().map(|s| s.0.clone()),
             listener: extensions
-                .get::<listener::ListenerShutdown>()
-                .map(|l| l.0.clone()),
+                .get::<listener::Accepted>()
+                .map(|a| a.shutdown.clone()),
         }
     }
 
@@ -518,7 +518,8 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
         let cx = legacy_context(&parts, session.clone(), Arc::default());
         async move {
             let id = r.id.clone();
-            (id, server.handle_legacy(r, cx).await)
+            let reply = crate::notify::scoped(server.notifier(), server.handle_legacy(r, cx));
+            (id, reply.await)
         }
     }))
     .await;

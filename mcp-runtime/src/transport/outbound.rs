@@ -289,6 +289,7 @@ pub(crate) async fn serve(
     state.client_sampling = cx.client_capabilities.sampling.is_some();
     state.has_session = session.is_some();
     state.timeout = server.config().input_round_timeout;
+    state.notifier = Some(server.notifier());
     let state = Arc::new(state);
     cx.call = state.clone();
     if session.is_some() {

@@ -509,6 +509,7 @@ impl Connection {
                 state.client_sampling = cx.client_capabilities.sampling.is_some();
                 state.has_session = cx.session.is_some();
                 state.timeout = server.config().input_round_timeout;
+                state.notifier = Some(server.notifier());
                 let state = Arc::new(state);
                 cx.call = state.clone();
                 let serve = crate::dispatch::scoped(state, async {

@@ -48,6 +48,7 @@ fn headers_and_body(data: &[u8]) -> (HeaderMap, &[u8]) {
 /// Target `message`: the JSON-RPC decoder and the typed params of every method. A message
 /// that decodes re-encodes to one that decodes to the same thing.
 pub fn message(data: &[u8]) {
+    fast_read(data);
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
         return;
     };
@@ -74,6 +75,32 @@ pub fn message(data: &[u8]) {
         let _ = serde_json::from_value::<ListToolsParams>(params.clone());
         let _ = serde_json::from_value::<InitializeParams>(params.clone());
         let _ = serde_json::from_value::<crate::protocol::ElicitResult>(params);
+    }
+}
+
+/// The transport's fast read accepts only what the strict decoder accepts, and reads the
+/// same message; the params of a `tools/call` it reads typed are those
+/// [`CallToolParams::take`] gives for the strict message's params.
+fn fast_read(data: &[u8]) {
+    for lift in [false, true] {
+        let Some(read) = crate::protocol::wire::read(data, lift) else {
+            continue;
+        };
+        let value = serde_json::from_slice::<Value>(data).expect("a fast read is JSON");
+        let strict = Message::from_value(value).expect("a fast read is a message");
+        if lift {
+            continue;
+        }
+        let Some(call) = read.call else {
+            assert_eq!(read.message, strict, "the fast read changed the message");
+            continue;
+        };
+        let Message::Request(mut request) = strict else {
+            panic!("typed tools/call params outside a request");
+        };
+        let params = request.params.take().expect("a tools/call with params");
+        assert_eq!(read.message, Message::Request(request));
+        assert_eq!(CallToolParams::take(params).ok(), Some(*call));
     }
 }
 
@@ -124,7 +151,15 @@ pub fn classify(data: &[u8]) {
         Ok(Message::Notification(n)) => (n.method, n.params, false),
         _ => return,
     };
-    match classify::classify(mode, &headers, &method, params.as_ref(), is_request, None) {
+    match classify::classify(
+        mode,
+        &headers,
+        &method,
+        params.as_ref(),
+        None,
+        is_request,
+        None,
+    ) {
         Route::Modern(envelope) => {
             assert_ne!(
                 mode,

@@ -29,6 +29,10 @@ pub struct RequestContext {
     pub(crate) requester: Option<super::Requester>,
     /// What the handler shares with the transport (channel back, cancellation, log level).
     pub(crate) call: Arc<super::channel::CallState>,
+    /// The params of a `tools/call` the transport's fast read already read into their type
+    /// (`protocol::wire`): the call's handler takes them instead of reading the params
+    /// object, which the request then lacks.
+    pub(crate) call_params: Option<Box<crate::protocol::CallToolParams>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -64,6 +68,7 @@ impl RequestContext {
             auth: None,
             requester: None,
             call: Arc::default(),
+            call_params: None,
         }
     }
 

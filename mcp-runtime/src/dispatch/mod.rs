@@ -385,7 +385,7 @@ impl Server {
         reply
     }
 
-    async fn modern_call_tool(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
+    async fn modern_call_tool(&self, params: Option<JsonObject>, mut cx: RequestContext) -> Reply {
         if params
             .as_ref()
             .and_then(|p| p.get("requestState"))
@@ -394,7 +394,7 @@ impl Server {
             tracing::debug!(reason = "not a string", "refusing a request state");
             return invalid_request_state();
         }
-        let mut params = match parse_call_params(params) {
+        let mut params = match call_params(params, &mut cx) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -486,8 +486,8 @@ impl Server {
         Reply::result(&result)
     }
 
-    async fn legacy_call_tool(&self, params: Option<JsonObject>, cx: RequestContext) -> Reply {
-        let mut params = match parse_call_params(params) {
+    async fn legacy_call_tool(&self, params: Option<JsonObject>, mut cx: RequestContext) -> Reply {
+        let mut params = match call_params(params, &mut cx) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -664,8 +664,16 @@ fn parse_params<T: serde::de::DeserializeOwned>(params: Option<JsonObject>) -> R
     })
 }
 
-/// [`parse_params`] for `tools/call`, without rebuilding its objects.
-fn parse_call_params(params: Option<JsonObject>) -> Result<CallToolParams, Reply> {
+/// [`parse_params`] for `tools/call`, without rebuilding its objects: the params the
+/// transport already read typed ([`RequestContext::call_params`], a valid `requestState`
+/// included), else those of the `params` object.
+fn call_params(
+    params: Option<JsonObject>,
+    cx: &mut RequestContext,
+) -> Result<CallToolParams, Reply> {
+    if let Some(typed) = cx.call_params.take() {
+        return Ok(*typed);
+    }
     match CallToolParams::take(params.unwrap_or_default()) {
         Ok(params) => Ok(params),
         Err(map) => parse_params(Some(map)),

@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 
 use super::jsonrpc::{is_progress_token, parse_id};
 use super::{
-    ClientCapabilities, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
-    META_PROTOCOL_VERSION, Message, Notification, Request, RequestEnvelope,
+    CallToolParams, ClientCapabilities, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_LOG_LEVEL, META_PROTOCOL_VERSION, Message, Notification, Request, RequestEnvelope,
 };
 
 impl Message {
@@ -32,8 +32,22 @@ impl Message {
     /// [`Message::from_value`], which gives the same message or the precise error, so both
     /// paths accept exactly the same messages.
     pub fn from_slice_fast(body: &[u8]) -> Option<Self> {
-        read(body, false).map(|(message, _)| message)
+        read_as::<false>(body, false).map(|read| read.message)
     }
+}
+
+/// What [`read`] gives: the message, the envelope it lifted, and the params of a
+/// `tools/call` read straight into their type.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Read {
+    pub(crate) message: Message,
+    pub(crate) envelope: Option<RequestEnvelope>,
+    /// The params of a request whose `method` (`tools/call`) came before its `params` (as
+    /// every client writes it): read into [`CallToolParams`] without an object for the
+    /// params (the message then has none), members other than the five it has skipped, as
+    /// [`CallToolParams::take`] skips them. When a member has a type `take` would refuse,
+    /// the whole read is left to the strict path, which names the problem.
+    pub(crate) call: Option<Box<CallToolParams>>,
 }
 
 /// [`Message::from_slice_fast`], and with `lift` a modern envelope lifted out of
@@ -42,18 +56,21 @@ impl Message {
 /// `_meta` (left out when nothing else was in it); handlers never see those keys anyway
 /// ([`RequestEnvelope::strip`]). Without a claim, or without `lift` (a legacy-only
 /// endpoint, whose handlers see `_meta` as sent), `_meta` keeps every key. `None` also when
-/// a claimed envelope does not read: the strict path then names the problem.
-pub(crate) fn read(body: &[u8], lift: bool) -> Option<(Message, Option<RequestEnvelope>)> {
+/// a claimed envelope does not read: the strict path then names the problem. The params of a
+/// `tools/call` are read typed ([`Read::call`]).
+pub(crate) fn read(body: &[u8], lift: bool) -> Option<Read> {
     if lift {
-        read_as::<true>(body)
+        read_as::<true>(body, true)
     } else {
-        read_as::<false>(body)
+        read_as::<false>(body, true)
     }
 }
 
-/// [`read`], lifting or not.
-fn read_as<const LIFT: bool>(body: &[u8]) -> Option<(Message, Option<RequestEnvelope>)> {
-    let wire: WireCall<'_, LIFT> = serde_json::from_slice(body).ok()?;
+/// [`read`], lifting or not, reading `tools/call` params typed or not.
+fn read_as<const LIFT: bool>(body: &[u8], typed: bool) -> Option<Read> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let wire = de::Deserializer::deserialize_map(&mut de, CallVisitor::<LIFT> { typed }).ok()?;
+    de.end().ok()?;
     if wire.jsonrpc != "2.0" {
         return None;
     }
@@ -61,52 +78,112 @@ fn read_as<const LIFT: bool>(body: &[u8]) -> Option<(Message, Option<RequestEnve
         None => None,
         Some(v) => Some(parse_id(v).ok()?),
     };
-    let (params, envelope) = match wire.params {
-        None => (None, None),
-        Some(p) => {
-            let (params, envelope) = p.finish()?;
-            (Some(params), envelope)
+    let (params, envelope, call) = match wire.params {
+        None => (None, None, None),
+        Some(Params::Object(p)) => {
+            let WireParams {
+                mut params,
+                reserved,
+            } = p;
+            let meta = match params.get_mut("_meta") {
+                Some(Value::Object(meta)) => Some(meta),
+                _ => None,
+            };
+            let envelope = settle::<LIFT>(reserved, meta)?;
+            (Some(params), envelope, None)
+        }
+        Some(Params::Call(mut call, reserved)) => {
+            let envelope = settle::<LIFT>(reserved, call.meta.as_mut())?;
+            (None, envelope, Some(call))
         }
     };
-    let token = params
-        .as_ref()
-        .and_then(|p| p.get("_meta")?.get("progressToken"));
-    if token.is_some_and(|t| !is_progress_token(t)) {
+    let meta = match (&params, &call) {
+        (Some(p), _) => p.get("_meta").and_then(Value::as_object),
+        (None, Some(call)) => call.meta.as_ref(),
+        (None, None) => None,
+    };
+    if meta
+        .and_then(|m| m.get("progressToken"))
+        .is_some_and(|t| !is_progress_token(t))
+    {
         return None;
     }
     let method = wire.method;
     let message = match id {
         Some(id) => Message::Request(Request { id, method, params }),
+        // A notification is never `tools/call`: its params stay an object.
+        None if call.is_some() => return None,
         None => Message::Notification(Notification { method, params }),
     };
-    Some((message, envelope))
+    Some(Read {
+        message,
+        envelope,
+        call,
+    })
 }
 
-/// The members of a request or a notification as [`read`] reads them; any other member
-/// fails the read (and sends the body to the strict path).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The members of a request or a notification as [`read`] reads them; any other member,
+/// a repeated one or a missing `jsonrpc` or `method` fails the read (and sends the body to
+/// the strict path).
 struct WireCall<'a, const LIFT: bool> {
-    #[serde(borrow)]
     jsonrpc: &'a str,
     /// `Some(Value::Null)` for `"id": null`, which is not a notification.
-    #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     method: String,
     /// `"params": null` fails the read (the strict path refuses it).
-    #[serde(borrow, default, deserialize_with = "present_params")]
-    params: Option<WireParams<'a, LIFT>>,
+    params: Option<Params<'a, LIFT>>,
 }
 
-/// A member that is present, even when it is `null`.
-fn present<'de, D: de::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// `params`, as an object or, for a `tools/call`, typed.
+enum Params<'a, const LIFT: bool> {
+    Object(WireParams<'a, LIFT>),
+    Call(Box<CallToolParams>, Reserved<'a>),
 }
 
-fn present_params<'de, D: de::Deserializer<'de>, const LIFT: bool>(
-    d: D,
-) -> Result<Option<WireParams<'de, LIFT>>, D::Error> {
-    WireParams::deserialize(d).map(Some)
+/// Reads a [`WireCall`]; `typed` reads the params of a `tools/call` typed.
+struct CallVisitor<const LIFT: bool> {
+    typed: bool,
+}
+
+impl<'de, const LIFT: bool> Visitor<'de> for CallVisitor<LIFT> {
+    type Value = WireCall<'de, LIFT>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC request or notification")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut jsonrpc: Option<&'de str> = None;
+        let mut id: Option<Value> = None;
+        let mut method: Option<String> = None;
+        let mut params: Option<Params<'de, LIFT>> = None;
+        while let Some(Key(key)) = access.next_key()? {
+            let repeated = match key.as_ref() {
+                "jsonrpc" => jsonrpc.replace(access.next_value()?).is_some(),
+                "id" => id.replace(access.next_value()?).is_some(),
+                "method" => method.replace(access.next_value()?).is_some(),
+                "params" => {
+                    let read = if self.typed && method.as_deref() == Some("tools/call") {
+                        let (call, reserved) = access.next_value_seed(CallSeed::<LIFT>)?;
+                        Params::Call(call, reserved)
+                    } else {
+                        Params::Object(access.next_value()?)
+                    };
+                    params.replace(read).is_some()
+                }
+                other => return Err(de::Error::unknown_field(other, &[])),
+            };
+            if repeated {
+                return Err(de::Error::custom("a member appears twice"));
+            }
+        }
+        Ok(WireCall {
+            jsonrpc: jsonrpc.ok_or_else(|| de::Error::missing_field("jsonrpc"))?,
+            id,
+            method: method.ok_or_else(|| de::Error::missing_field("method"))?,
+            params,
+        })
+    }
 }
 
 /// `params`: an object whose `_meta` (when it is an object) has the envelope's reserved keys
@@ -148,39 +225,34 @@ impl Reserved<'_> {
     }
 }
 
-impl<const LIFT: bool> WireParams<'_, LIFT> {
-    /// The params object, and the envelope when lifted (see [`read`]); `None` when a claimed
-    /// envelope does not read, or when lifting read reserved keys of an unclaimed `_meta`
-    /// (the strict path then keeps them as sent).
-    fn finish(self) -> Option<(Map<String, Value>, Option<RequestEnvelope>)> {
-        let WireParams {
-            mut params,
-            reserved,
-        } = self;
-        if reserved.is_empty() {
-            return Some((params, None));
-        }
-        if LIFT {
-            let typed = *reserved.typed?;
-            let envelope = RequestEnvelope::from_parts(
-                typed.protocol_version?,
-                typed.client_capabilities,
-                typed.client_info,
-                typed.log_level,
-            )?;
-            return Some((params, Some(envelope)));
-        }
-        // Not lifted: `_meta` gets its reserved keys back, as sent.
-        let Some(Value::Object(meta)) = params.get_mut("_meta") else {
-            return None;
-        };
-        for (key, raw) in RESERVED.into_iter().zip(reserved.raw) {
-            if let Some(raw) = raw {
-                meta.insert(key.to_owned(), serde_json::from_str(raw.get()).ok()?);
-            }
-        }
-        Some((params, None))
+/// The envelope of the params whose `_meta` (`meta`, when it is an object) had `reserved`
+/// set aside (see [`read`]); `None` when a claimed envelope does not read, or when lifting
+/// read reserved keys of an unclaimed `_meta` (the strict path then keeps them as sent).
+/// Without lifting, `meta` gets its reserved keys back, as sent.
+fn settle<const LIFT: bool>(
+    reserved: Reserved<'_>,
+    meta: Option<&mut Map<String, Value>>,
+) -> Option<Option<RequestEnvelope>> {
+    if reserved.is_empty() {
+        return Some(None);
     }
+    if LIFT {
+        let typed = *reserved.typed?;
+        let envelope = RequestEnvelope::from_parts(
+            typed.protocol_version?,
+            typed.client_capabilities,
+            typed.client_info,
+            typed.log_level,
+        )?;
+        return Some(Some(envelope));
+    }
+    let meta = meta?;
+    for (key, raw) in RESERVED.into_iter().zip(reserved.raw) {
+        if let Some(raw) = raw {
+            meta.insert(key.to_owned(), serde_json::from_str(raw.get()).ok()?);
+        }
+    }
+    Some(None)
 }
 
 impl<'de: 'a, 'a, const LIFT: bool> Deserialize<'de> for WireParams<'a, LIFT> {
@@ -211,9 +283,7 @@ impl<'de, const LIFT: bool> Visitor<'de> for ParamsVisitor<LIFT> {
                 let meta = access.next_value_seed(MetaSeed::<LIFT> {
                     reserved: &mut reserved,
                 })?;
-                // A `_meta` that held only the lifted envelope is left out: handlers see
-                // no `_meta` either way (`RequestEnvelope::strip`).
-                if !(LIFT && meta.is_empty() && reserved.typed.is_some()) {
+                if let Some(meta) = kept::<LIFT>(meta, &reserved) {
                     params.insert(key.into_owned(), Value::Object(meta));
                 }
             } else {
@@ -222,6 +292,79 @@ impl<'de, const LIFT: bool> Visitor<'de> for ParamsVisitor<LIFT> {
             }
         }
         Ok(WireParams { params, reserved })
+    }
+}
+
+/// The `_meta` handlers see: left out when it held only the lifted envelope (handlers see
+/// no `_meta` either way, [`RequestEnvelope::strip`]).
+fn kept<const LIFT: bool>(
+    meta: Map<String, Value>,
+    reserved: &Reserved<'_>,
+) -> Option<Map<String, Value>> {
+    (!(LIFT && meta.is_empty() && reserved.typed.is_some())).then_some(meta)
+}
+
+/// Reads the params of a `tools/call` into [`CallToolParams`], with `_meta` read as
+/// [`MetaSeed`] reads it.
+struct CallSeed<const LIFT: bool>;
+
+impl<'de, const LIFT: bool> DeserializeSeed<'de> for CallSeed<LIFT> {
+    type Value = (Box<CallToolParams>, Reserved<'de>);
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, const LIFT: bool> Visitor<'de> for CallSeed<LIFT> {
+    type Value = (Box<CallToolParams>, Reserved<'de>);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the params of a tools/call")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut name = None;
+        let mut call = Box::new(CallToolParams {
+            name: String::new(),
+            arguments: None,
+            input_responses: None,
+            request_state: None,
+            meta: None,
+        });
+        let mut reserved = Reserved::default();
+        // Which of name, arguments, inputResponses, requestState and _meta were read.
+        let mut seen = [false; 5];
+        while let Some(Key(key)) = access.next_key()? {
+            let slot = match key.as_ref() {
+                "name" => 0,
+                "arguments" => 1,
+                "inputResponses" => 2,
+                "requestState" => 3,
+                "_meta" => 4,
+                _ => {
+                    access.next_value::<de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(de::Error::custom("a member appears twice"));
+            }
+            match slot {
+                0 => name = Some(access.next_value::<String>()?),
+                1 => call.arguments = access.next_value()?,
+                2 => call.input_responses = access.next_value()?,
+                3 => call.request_state = access.next_value()?,
+                _ => {
+                    let meta = access.next_value_seed(MetaSeed::<LIFT> {
+                        reserved: &mut reserved,
+                    })?;
+                    call.meta = kept::<LIFT>(meta, &reserved);
+                }
+            }
+        }
+        call.name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+        Ok((call, reserved))
     }
 }
 
@@ -349,6 +492,23 @@ mod tests {
         (message, Some(envelope))
     }
 
+    /// A read as `(message, envelope)`, typed `tools/call` params put back as the params
+    /// object (with the members they have).
+    fn untyped(read: Read) -> (Message, Option<RequestEnvelope>) {
+        let Read {
+            mut message,
+            envelope,
+            call,
+        } = read;
+        if let (Some(call), Message::Request(request)) = (call, &mut message) {
+            let Value::Object(params) = serde_json::to_value(*call).unwrap() else {
+                unreachable!()
+            };
+            request.params = Some(params);
+        }
+        (message, envelope)
+    }
+
     /// The fast path reads the same message as the strict one, or leaves the body to it.
     #[test]
     fn fast_path_agrees_with_the_strict_one() {
@@ -412,10 +572,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"s","method":"server/discover","params":{"a":1}}"#,
         ];
         for body in bodies {
-            assert_eq!(read(body.as_bytes(), true), Some(strict(body)), "{body}");
+            let lifted = read(body.as_bytes(), true).map(untyped);
+            assert_eq!(lifted, Some(strict(body)), "{body}");
             let unlifted = Message::from_value(serde_json::from_str(body).unwrap()).unwrap();
             assert_eq!(
-                read(body.as_bytes(), false),
+                read(body.as_bytes(), false).map(untyped),
                 Some((unlifted, None)),
                 "{body}"
             );
@@ -428,7 +589,7 @@ mod tests {
         );
         let strict_message = Message::from_value(serde_json::from_str(unclaimed).unwrap()).unwrap();
         assert_eq!(
-            read(unclaimed.as_bytes(), false),
+            read(unclaimed.as_bytes(), false).map(untyped),
             Some((strict_message, None))
         );
         assert_eq!(read(unclaimed.as_bytes(), true), None);
@@ -447,5 +608,66 @@ mod tests {
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{meta}}}}}"#);
             assert!(read(body.as_bytes(), true).is_none(), "{body}");
         }
+    }
+
+    /// The params of a `tools/call` whose method comes first read typed, as
+    /// `CallToolParams::take` reads the strict params (other members skipped); anything
+    /// `take` would refuse, and the rare shapes, are left to the strict path.
+    #[test]
+    fn tools_call_params_read_typed() {
+        let call = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#)
+        };
+        let typed = [
+            r#"{"name":"add","arguments":{"a":2,"b":3}}"#,
+            r#"{"arguments":{"a":[1,{"b":null}]},"name":"add","extra":[1,{"x":2}]}"#,
+            r#"{"name":"add","arguments":null,"requestState":null,"inputResponses":{"k":{}}}"#,
+            r#"{"name":"a\u0064d","requestState":"s","_meta":{"progressToken":"t","k":1}}"#,
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}"#,
+        ];
+        for params in typed {
+            let body = call(params);
+            let Read { message, call, .. } = read(body.as_bytes(), false).expect(&body);
+            let strict = Message::from_value(serde_json::from_str(&body).unwrap()).unwrap();
+            let Message::Request(mut request) = strict else {
+                unreachable!()
+            };
+            let expected = CallToolParams::take(request.params.take().unwrap()).unwrap();
+            assert_eq!(call.as_deref(), Some(&expected), "{body}");
+            assert_eq!(message, Message::Request(request), "{body}");
+        }
+        // Lifted: the envelope leaves `_meta`, which is left out when nothing else was in it.
+        let body = call(concat!(
+            r#"{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+            r#""io.modelcontextprotocol/clientCapabilities":{}}}"#
+        ));
+        let lifted = read(body.as_bytes(), true).unwrap();
+        assert_eq!(lifted.envelope.unwrap().protocol_version, "2026-07-28");
+        assert_eq!(lifted.call.unwrap().meta, None);
+        // `params` before `method`: read as an object.
+        let late = r#"{"jsonrpc":"2.0","id":1,"params":{"name":"add"},"method":"tools/call"}"#;
+        let late = read(late.as_bytes(), true).unwrap();
+        assert!(late.call.is_none());
+        assert!(matches!(late.message, Message::Request(r) if r.params.is_some()));
+        let strict_only = [
+            r#"{"arguments":{}}"#,
+            r#"{"name":7}"#,
+            r#"{"name":"add","arguments":[1]}"#,
+            r#"{"name":"add","requestState":5}"#,
+            r#"{"name":"add","inputResponses":"x"}"#,
+            r#"{"name":"add","name":"sub"}"#,
+            r#"{"name":"add","_meta":null}"#,
+            r#"{"name":"add","_meta":{"progressToken":[]}}"#,
+            r#"null"#,
+        ];
+        for params in strict_only {
+            let body = call(params);
+            assert!(read(body.as_bytes(), true).is_none(), "{body}");
+            assert!(read(body.as_bytes(), false).is_none(), "{body}");
+        }
+        // A `tools/call` notification keeps its params object (through the strict path).
+        let note = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add"}}"#;
+        assert!(read(note.as_bytes(), true).is_none());
+        assert!(Message::from_slice_fast(note.as_bytes()).is_some());
     }
 }

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use crate::dispatch::{ProtocolMode, Reply, header_mismatch};
 use crate::protocol::{
-    ErrorCode, ErrorObject, LEGACY_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS,
-    RequestEnvelope, is_modern_version, serves_modern_version,
+    CallToolParams, ErrorCode, ErrorObject, LEGACY_VERSIONS, META_PROTOCOL_VERSION,
+    MODERN_VERSIONS, RequestEnvelope, is_modern_version, serves_modern_version,
 };
 use crate::schema::headers::{PARAM_HEADER_PREFIX, decode_value};
 
@@ -34,12 +34,14 @@ pub(crate) fn protocol_version_header(headers: &HeaderMap) -> Result<Option<&str
 
 /// Classifies one request (`is_request`) or notification. `lifted` is the envelope the fast
 /// read of the body already took out of `params._meta` (`protocol::wire`); without it the
-/// envelope is read from `params`.
+/// envelope is read from `params`. `call` is the params of a `tools/call` that read typed
+/// (`params` is then `None`).
 pub(crate) fn classify(
     mode: ProtocolMode,
     headers: &HeaderMap,
     method: &str,
     params: Option<&Map<String, Value>>,
+    call: Option<&CallToolParams>,
     is_request: bool,
     lifted: Option<RequestEnvelope>,
 ) -> Route {
@@ -94,7 +96,8 @@ pub(crate) fn classify(
     }
     let Some(envelope) = envelope else {
         if header_version.is_some_and(is_modern_version) {
-            let has_meta = params.and_then(|p| p.get("_meta")).is_some();
+            let has_meta = params.and_then(|p| p.get("_meta")).is_some()
+                || call.is_some_and(|c| c.meta.is_some());
             let missing = if has_meta {
                 META_PROTOCOL_VERSION
             } else {
@@ -165,7 +168,11 @@ pub(crate) fn classify(
             "the Mcp-Method header is required on modern requests",
         ));
     }
-    if let Some(reject) = check_mcp_name(found.name, method, params) {
+    let body_name = match call {
+        Some(call) => Some(call.name.as_str()),
+        None => mcp_name_field(method).and_then(|field| params?.get(field)?.as_str()),
+    };
+    if let Some(reject) = check_mcp_name(found.name, method, body_name) {
         return Route::Reject(reject);
     }
     Route::Modern(Box::new(envelope))
@@ -219,19 +226,20 @@ fn repeated_header(headers: &HeaderMap) -> Option<&str> {
     })
 }
 
-/// `Mcp-Name` must mirror `params.name` of `tools/call` / `prompts/get` and `params.uri`
-/// of `resources/read`.
-fn check_mcp_name(
-    header: Option<&HeaderValue>,
-    method: &str,
-    params: Option<&Map<String, Value>>,
-) -> Option<Reply> {
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return None,
-    };
-    let body = params?.get(field)?.as_str()?;
+/// The params member `Mcp-Name` mirrors: `name` of `tools/call` / `prompts/get`, `uri` of
+/// `resources/read`.
+fn mcp_name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
+/// `Mcp-Name` must mirror `body`, the member [`mcp_name_field`] names (when the body has it
+/// as a string).
+fn check_mcp_name(header: Option<&HeaderValue>, method: &str, body: Option<&str>) -> Option<Reply> {
+    let body = body?;
     let Some(raw) = header else {
         return Some(header_mismatch(
             "(missing)",

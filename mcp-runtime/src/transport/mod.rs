@@ -46,8 +46,8 @@ use crate::dispatch::{
     AuthContext, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
 };
 use crate::protocol::{
-    DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, Message, RequestEnvelope, RequestId,
-    ResponseId, serves_legacy_version,
+    CallToolParams, DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, Message,
+    RequestEnvelope, RequestId, ResponseId, serves_legacy_version,
 };
 use classify::{Route, classify, legacy_unsupported_header, protocol_version_header};
 pub(crate) use reply::{
@@ -173,8 +173,9 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
     // A modern envelope is lifted out of `_meta` while reading, unless the endpoint is
     // legacy-only (its handlers see `_meta` as sent).
     let lift = server.protocol_mode() != ProtocolMode::Legacy;
-    if let Some((message, envelope)) = crate::protocol::wire::read(&bytes, lift) {
-        return single_message(server, Arc::new(parts), message, envelope, None).await;
+    if let Some(read) = crate::protocol::wire::read(&bytes, lift) {
+        let parts = Arc::new(parts);
+        return single_message(server, parts, read.message, read.envelope, read.call, None).await;
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
@@ -234,16 +235,18 @@ async fn single(server: &Server, parts: Arc<http::request::Parts>, value: Value)
             return invalid_message(id);
         }
     };
-    single_message(server, parts, message, None, id).await
+    single_message(server, parts, message, None, None, id).await
 }
 
 /// Serves one message; `envelope` is its modern envelope when the read already lifted it
-/// out of `_meta`; `id` is what an invalid-message error names.
+/// out of `_meta`, `call` the params of a `tools/call` it read typed (the message then has
+/// no params object); `id` is what an invalid-message error names.
 async fn single_message(
     server: &Server,
     parts: Arc<http::request::Parts>,
     message: Message,
     envelope: Option<RequestEnvelope>,
+    call: Option<Box<CallToolParams>>,
     id: ResponseId,
 ) -> Response {
     let mode = server.protocol_mode();
@@ -279,6 +282,7 @@ async fn single_message(
         &parts.headers,
         &request.method,
         request.params.as_ref(),
+        call.as_deref(),
         is_request,
         envelope,
     );
@@ -317,6 +321,7 @@ async fn single_message(
                 requester: None,
                 // `outbound::serve` sets the call's own state.
                 call: crate::dispatch::CallState::placeholder(),
+                call_params: call,
             };
             let threshold = match envelope.log_level.as_deref().and_then(LogLevel::parse) {
                 Some(level) => Threshold::AtLeast(level),
@@ -337,7 +342,8 @@ async fn single_message(
             };
             let handle = session.as_ref().map(|(h, _)| h.clone());
             // `outbound::serve` sets the call's own state.
-            let cx = legacy_context(&parts, session, crate::dispatch::CallState::placeholder());
+            let mut cx = legacy_context(&parts, session, crate::dispatch::CallState::placeholder());
+            cx.call_params = call;
             // Without `logging/setLevel` a legacy client gets every level, as from the
             // TypeScript server.
             let threshold = match &handle {
@@ -449,6 +455,7 @@ fn legacy_context(
         auth: parts.extensions.get::<AuthContext>().cloned(),
         requester: None,
         call,
+        call_params: None,
     }
 }
 

@@ -469,6 +469,7 @@ impl Connection {
                     auth: None,
                     requester: None,
                     call: Arc::default(),
+                    call_params: None,
                 }
             }
             Route::Legacy(state) => self.legacy_context(&state),
@@ -546,6 +547,7 @@ impl Connection {
             auth: None,
             requester: Some(requester),
             call: Arc::default(),
+            call_params: None,
         }
     }
 

@@ -68,7 +68,10 @@ pub(crate) fn read(body: &[u8], lift: bool) -> Option<Read> {
 
 /// [`read`], lifting or not, reading `tools/call` params typed or not.
 fn read_as<const LIFT: bool>(body: &[u8], typed: bool) -> Option<Read> {
-    let mut de = serde_json::Deserializer::from_slice(body);
+    // UTF-8 is checked once for the whole body (as the strict path's parse checks it), and
+    // the strings are then read without a check each.
+    let text = std::str::from_utf8(body).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
     let wire = de::Deserializer::deserialize_map(&mut de, CallVisitor::<LIFT> { typed }).ok()?;
     de.end().ok()?;
     if wire.jsonrpc != "2.0" {
@@ -343,7 +346,7 @@ impl<'de, const LIFT: bool> Visitor<'de> for CallSeed<LIFT> {
                 "requestState" => 3,
                 "_meta" => 4,
                 _ => {
-                    access.next_value::<de::IgnoredAny>()?;
+                    unchecked(access.next_value()?)?;
                     continue;
                 }
             };
@@ -416,11 +419,15 @@ impl<'de: 'a, 'a, const LIFT: bool> Visitor<'de> for MetaSeed<'_, 'a, LIFT> {
                     let raw: &'de RawValue = access.next_value()?;
                     let capabilities = match raw.get() {
                         "{}" => ClientCapabilities::default(),
-                        text => serde_json::from_str(text).map_err(de::Error::custom)?,
+                        _ => serde_json::from_str(unchecked(raw)?).map_err(de::Error::custom)?,
                     };
                     r.client_capabilities.replace(capabilities).is_some()
                 }
-                2 => r.client_info.replace(access.next_value()?).is_some(),
+                2 => {
+                    let raw: &'de RawValue = access.next_value()?;
+                    let info = serde_json::from_str(unchecked(raw)?).map_err(de::Error::custom)?;
+                    r.client_info.replace(info).is_some()
+                }
                 _ => r.log_level.replace(access.next_value()?).is_some(),
             };
             if repeated {
@@ -429,6 +436,29 @@ impl<'de: 'a, 'a, const LIFT: bool> Visitor<'de> for MetaSeed<'_, 'a, LIFT> {
         }
         Ok(meta)
     }
+}
+
+/// `raw`, a value whose members serde may skip without reading them: a skipped number is
+/// not checked against `f64`'s range, which the strict path's parse refuses (`1e400`, or
+/// 400 digits). An error, which leaves the body to the strict path, when `raw` may hold
+/// such a number: a digit followed by an exponent, or a run of 300 digits (rare outside
+/// such numbers; the strict path answers those bodies just the same).
+fn unchecked<E: de::Error>(raw: &RawValue) -> Result<&str, E> {
+    let text = raw.get();
+    let mut digits = 0;
+    for &b in text.as_bytes() {
+        if b.is_ascii_digit() {
+            digits += 1;
+            if digits == 300 {
+                return Err(E::custom("a long number"));
+            }
+        } else if digits > 0 && matches!(b, b'e' | b'E') {
+            return Err(E::custom("a number with an exponent"));
+        } else {
+            digits = 0;
+        }
+    }
+    Ok(text)
 }
 
 /// A member name, borrowed from the body unless it has escapes: the reserved keys are
@@ -660,8 +690,35 @@ mod tests {
             r#"{"name":"add","_meta":{"progressToken":[]}}"#,
             r#"null"#,
         ];
-        for params in strict_only {
-            let body = call(params);
+        let mut bodies: Vec<Vec<u8>> = strict_only.iter().map(|p| call(p).into_bytes()).collect();
+        // Invalid UTF-8 in a member the typed read skips: the strict path refuses the body.
+        let mut bad = call(r#"{"name":"add","other":"x"}"#).into_bytes();
+        let at = bad.iter().position(|&b| b == b'x').unwrap();
+        bad[at] = 0xee;
+        assert!(serde_json::from_slice::<Value>(&bad).is_err());
+        bodies.push(bad);
+        for body in bodies {
+            let shown = String::from_utf8_lossy(&body);
+            assert!(read(&body, true).is_none(), "{shown}");
+            assert!(read(&body, false).is_none(), "{shown}");
+        }
+        // Numbers serde would skip without the range check the strict parse makes: in a
+        // skipped member, in `clientInfo`, in `clientCapabilities`.
+        let envelope = |extra: &str| {
+            format!(
+                r#"{{"name":"add","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},{extra}}}}}"#
+            )
+        };
+        let long = "9".repeat(400);
+        for params in [
+            r#"{"name":"add","other":[1e400]}"#.to_owned(),
+            format!(r#"{{"name":"add","other":{long}}}"#),
+            envelope(
+                r#""io.modelcontextprotocol/clientInfo":{"name":"c","version":"1","x":-2E999}"#,
+            ),
+        ] {
+            let body = call(&params);
+            assert!(serde_json::from_str::<Value>(&body).is_err(), "{body}");
             assert!(read(body.as_bytes(), true).is_none(), "{body}");
             assert!(read(body.as_bytes(), false).is_none(), "{body}");
         }

@@ -46,7 +46,8 @@ pub(crate) struct Read {
     /// every client writes it): read into [`CallToolParams`] without an object for the
     /// params (the message then has none), members other than the five it has skipped, as
     /// [`CallToolParams::take`] skips them. When a member has a type `take` would refuse,
-    /// the whole read is left to the strict path, which names the problem.
+    /// or `requestState` is not a string (a modern call refuses even `null`), the read is
+    /// left to the object and strict paths, which name the problem.
     pub(crate) call: Option<Box<CallToolParams>>,
 }
 
@@ -357,7 +358,8 @@ impl<'de, const LIFT: bool> Visitor<'de> for CallSeed<LIFT> {
                 0 => name = Some(access.next_value::<String>()?),
                 1 => call.arguments = access.next_value()?,
                 2 => call.input_responses = access.next_value()?,
-                3 => call.request_state = access.next_value()?,
+                // `null` goes to the object path: a modern call refuses it there.
+                3 => call.request_state = Some(access.next_value()?),
                 _ => {
                     let meta = access.next_value_seed(MetaSeed::<LIFT> {
                         reserved: &mut reserved,
@@ -651,7 +653,7 @@ mod tests {
         let typed = [
             r#"{"name":"add","arguments":{"a":2,"b":3}}"#,
             r#"{"arguments":{"a":[1,{"b":null}]},"name":"add","extra":[1,{"x":2}]}"#,
-            r#"{"name":"add","arguments":null,"requestState":null,"inputResponses":{"k":{}}}"#,
+            r#"{"name":"add","arguments":null,"inputResponses":{"k":{}}}"#,
             r#"{"name":"a\u0064d","requestState":"s","_meta":{"progressToken":"t","k":1}}"#,
             r#"{"name":"add","_meta":{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}"#,
         ];
@@ -684,6 +686,7 @@ mod tests {
             r#"{"name":7}"#,
             r#"{"name":"add","arguments":[1]}"#,
             r#"{"name":"add","requestState":5}"#,
+            r#"{"name":"add","requestState":null}"#,
             r#"{"name":"add","inputResponses":"x"}"#,
             r#"{"name":"add","name":"sub"}"#,
             r#"{"name":"add","_meta":null}"#,

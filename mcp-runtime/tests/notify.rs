@@ -499,6 +499,20 @@ async fn disabled_tools_are_hidden_refused_and_announced() {
         sse.next().await.unwrap()["method"],
         "notifications/tools/list_changed"
     );
+    // Legacy calls reach it too: alone, and as the member of a batch (which runs without a
+    // call state of its own).
+    let call = json!({"name": "restock", "arguments": {}});
+    let alone = legacy_post(None, json!(7), "tools/call", call.clone());
+    let alone = json_body(peer.router.clone().oneshot(alone).await.unwrap()).await;
+    assert_eq!(alone["result"]["content"][0]["text"], "announced");
+    let member = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": call});
+    let mut batch = legacy_post(None, json!(0), "tools/call", json!({}));
+    *batch.body_mut() = Body::from(json!([member]).to_string());
+    let batch = json_body(peer.router.clone().oneshot(batch).await.unwrap()).await;
+    assert_eq!(
+        batch[0]["result"]["content"][0]["text"], "announced",
+        "{batch}"
+    );
 }
 
 // ------------------------------------------------------------------ legacy and replicas

@@ -347,7 +347,7 @@ impl<'de, const LIFT: bool> Visitor<'de> for CallSeed<LIFT> {
                 "requestState" => 3,
                 "_meta" => 4,
                 _ => {
-                    unchecked(access.next_value()?)?;
+                    range_safe(access.next_value()?)?;
                     continue;
                 }
             };
@@ -421,13 +421,13 @@ impl<'de: 'a, 'a, const LIFT: bool> Visitor<'de> for MetaSeed<'_, 'a, LIFT> {
                     let raw: &'de RawValue = access.next_value()?;
                     let capabilities = match raw.get() {
                         "{}" => ClientCapabilities::default(),
-                        _ => serde_json::from_str(unchecked(raw)?).map_err(de::Error::custom)?,
+                        _ => serde_json::from_str(range_safe(raw)?).map_err(de::Error::custom)?,
                     };
                     r.client_capabilities.replace(capabilities).is_some()
                 }
                 2 => {
                     let raw: &'de RawValue = access.next_value()?;
-                    let info = serde_json::from_str(unchecked(raw)?).map_err(de::Error::custom)?;
+                    let info = serde_json::from_str(range_safe(raw)?).map_err(de::Error::custom)?;
                     r.client_info.replace(info).is_some()
                 }
                 _ => r.log_level.replace(access.next_value()?).is_some(),
@@ -440,12 +440,13 @@ impl<'de: 'a, 'a, const LIFT: bool> Visitor<'de> for MetaSeed<'_, 'a, LIFT> {
     }
 }
 
-/// `raw`, a value whose members serde may skip without reading them: a skipped number is
+/// The text of `raw`, a value whose members serde may skip without reading them, once it is
+/// known to hold no number the strict path would refuse: a skipped number is
 /// not checked against `f64`'s range, which the strict path's parse refuses (`1e400`, or
 /// 400 digits). An error, which leaves the body to the strict path, when `raw` may hold
 /// such a number: a digit followed by an exponent, or a run of 300 digits (rare outside
 /// such numbers; the strict path answers those bodies just the same).
-fn unchecked<E: de::Error>(raw: &RawValue) -> Result<&str, E> {
+fn range_safe<E: de::Error>(raw: &RawValue) -> Result<&str, E> {
     let text = raw.get();
     let mut digits = 0;
     for &b in text.as_bytes() {
@@ -724,6 +725,16 @@ mod tests {
             assert!(serde_json::from_str::<Value>(&body).is_err(), "{body}");
             assert!(read(body.as_bytes(), true).is_none(), "{body}");
             assert!(read(body.as_bytes(), false).is_none(), "{body}");
+        }
+        // The bound: a run of 299 digits reads typed (the strict parse takes it too); from
+        // 300 on, the body goes to the strict path, which takes it as well.
+        for (digits, typed) in [(299, true), (300, false)] {
+            let body = call(&format!(
+                r#"{{"name":"add","other":{}}}"#,
+                "9".repeat(digits)
+            ));
+            assert!(serde_json::from_str::<Value>(&body).is_ok(), "{digits}");
+            assert_eq!(read(body.as_bytes(), true).is_some(), typed, "{digits}");
         }
         // A `tools/call` notification keeps its params object (through the strict path).
         let note = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add"}}"#;

@@ -203,15 +203,21 @@ pub(crate) fn is_media(t: &str, names: &[&str]) -> bool {
     names.iter().any(|n| t.eq_ignore_ascii_case(n))
 }
 
+/// Whether the `Accept` values take JSON, and whether they take SSE by one of `sse`.
+fn accept_kinds(headers: &HeaderMap, sse: &[&str]) -> (bool, bool) {
+    accept_values(headers).fold((false, false), |(json, takes_sse), t| {
+        (
+            json || is_media(t, &["application/json", "*/*", "application/*"]),
+            takes_sse || is_media(t, sse),
+        )
+    })
+}
+
 pub(crate) fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
     if common_accept(headers) {
         return true;
     }
-    let (mut json, mut sse) = (false, false);
-    for t in accept_values(headers) {
-        json |= is_media(t, &["application/json", "*/*", "application/*"]);
-        sse |= is_media(t, &["text/event-stream", "*/*", "text/*"]);
-    }
+    let (json, sse) = accept_kinds(headers, &["text/event-stream", "*/*", "text/*"]);
     json && sse
 }
 
@@ -226,11 +232,7 @@ pub(crate) fn wants_sse_only(headers: &HeaderMap) -> bool {
     if common_accept(headers) {
         return false;
     }
-    let (mut json, mut sse) = (false, false);
-    for t in accept_values(headers) {
-        json |= is_media(t, &["application/json", "*/*", "application/*"]);
-        sse |= is_media(t, &["text/event-stream"]);
-    }
+    let (json, sse) = accept_kinds(headers, &["text/event-stream"]);
     sse && !json
 }
 

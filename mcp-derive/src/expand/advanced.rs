@@ -51,14 +51,16 @@ pub fn handler(svc: &ServiceDef, adv: &AdvancedDef) -> TokenStream {
 
             fn call_tool<'__mcp_a>(
                 &'__mcp_a self,
-                params: &'__mcp_a #k::CallToolParams,
+                params: &'__mcp_a mut #k::CallToolParams,
                 request: &'__mcp_a #k::RequestContext,
             ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
                 #k::__private::boxed(async move {
                     #[allow(unused_imports)]
                     use #k::__private::prelude::*;
+                    // An advanced tool may answer input-required at any time: the dispatcher
+                    // keeps the params whole to bind its request state.
                     #[allow(unused_mut)]
-                    let mut __mcp_call = #k::__private::CallArgs::for_call(::core::clone::Clone::clone(params), request);
+                    let mut __mcp_call = #k::__private::CallArgs::for_call(::core::clone::Clone::clone(&*params), request);
                     #call
                 })
             }

@@ -167,7 +167,7 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
             #[allow(unreachable_code)]
             fn call_tool<'__mcp_a>(
                 &'__mcp_a self,
-                params: &'__mcp_a #k::CallToolParams,
+                params: &'__mcp_a mut #k::CallToolParams,
                 request: &'__mcp_a #k::RequestContext,
             ) -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
                 #k::__private::boxed(async move {
@@ -317,14 +317,26 @@ fn call_arm(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
                 (&&__mcp_split.err_probe()).failure_tag(), __mcp_error),
         }
     };
+    // Runtime parameters that let the tool ask (a `Context`): judged on their kinds.
+    let param_asks = tool
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.http_header.is_none())
+        .map(|(j, _)| {
+            let kind = kind_fn_name(i, j);
+            quote!(|| #k::__private::Kind::may_ask(#kind()))
+        });
     quote! {
-        let mut __mcp_call = #k::__private::CallArgs::new(params, request);
+        let __mcp_split = #split;
+        // A tool that cannot answer input-required moves its arguments out of the params.
+        let __mcp_may_ask = (&&__mcp_split.ok_probe()).value_tag().may_ask() #(#param_asks)*;
+        let mut __mcp_call = #k::__private::CallArgs::new(params, request, __mcp_may_ask);
         #(#binds)*
         __mcp_call.finish()?;
         // Serving a `#[deprecated]` method is not a use of it.
         #[allow(deprecated)]
         let __mcp_out = #call;
-        let __mcp_split = #split;
         let __mcp_structured = __mcp_structured()[#i];
         #complete
     }

@@ -147,7 +147,7 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
                     -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::ListToolsResult, #k::ServerError>> {
                     ::core::unreachable!()
                 }
-                fn call_tool<'__mcp_a>(&'__mcp_a self, _: &'__mcp_a #k::CallToolParams, _: &'__mcp_a #k::RequestContext)
+                fn call_tool<'__mcp_a>(&'__mcp_a self, _: &'__mcp_a mut #k::CallToolParams, _: &'__mcp_a #k::RequestContext)
                     -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
                     ::core::unreachable!()
                 }

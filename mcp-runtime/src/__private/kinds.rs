@@ -108,6 +108,10 @@ pub trait Kind {
     fn bind(self, call: &mut CallArgs<'_>, name: &'static str) -> Result<Self::Out, ServerError>;
     /// The argument's schema, `None` for runtime values.
     fn schema(self) -> Option<SchemaFn>;
+    /// Whether the parameter lets the tool answer input-required (the call's
+    /// [`Context`] samples through it): the tool's arguments are then kept for the request
+    /// state's binding instead of moved into the parameters.
+    fn may_ask(self) -> bool;
     /// Whether the argument must be present (`false` for runtime values and for types that
     /// accept `null`, such as `Option<T>`).
     fn required(self) -> bool;
@@ -131,6 +135,9 @@ impl<T: ToolArgument> Kind for ArgKind<T> {
     fn schema(self) -> Option<SchemaFn> {
         Some(super::tools::argument_schema::<T>)
     }
+    fn may_ask(self) -> bool {
+        false
+    }
     fn required(self) -> bool {
         T::decode(Value::Null).is_err()
     }
@@ -138,6 +145,9 @@ impl<T: ToolArgument> Kind for ArgKind<T> {
 
 macro_rules! runtime_kind {
     ($kind:ident, $out:ty, $group:ident, |$call:ident| $bind:expr) => {
+        runtime_kind!($kind, $out, $group, may_ask = false, |$call| $bind);
+    };
+    ($kind:ident, $out:ty, $group:ident, may_ask = $asks:literal, |$call:ident| $bind:expr) => {
         impl HasGroup for $kind {
             type Group = group::$group;
         }
@@ -152,6 +162,9 @@ macro_rules! runtime_kind {
             }
             fn schema(self) -> Option<SchemaFn> {
                 None
+            }
+            fn may_ask(self) -> bool {
+                $asks
             }
             fn required(self) -> bool {
                 false
@@ -196,9 +209,13 @@ runtime_kind!(PartsKind, Parts, RequestPartsParameter, |call| Ok(call
     .request()
     .parts()
     .clone()));
-runtime_kind!(ContextKind, Context, ContextParameter, |call| Ok(
-    call.context()
-));
+runtime_kind!(
+    ContextKind,
+    Context,
+    ContextParameter,
+    may_ask = true,
+    |call| Ok(call.context())
+);
 runtime_kind!(AuthKind, AuthContext, AuthContextParameter, |call| call
     .auth()
     .ok_or_else(|| ServerError::client_message(format!(

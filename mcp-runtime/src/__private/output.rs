@@ -147,6 +147,29 @@ impl SpecificValue for &&Probe<&str> {
 /// `mcp::ToolOutput<T>`: the value, or an input-required result.
 pub struct OutputValue;
 
+/// Whether a success value of this tag can be an input-required answer: a tool returning
+/// one keeps its arguments in the params for the request state's binding
+/// (`CallArgs::new`). `RawValue` says yes for `CallToolResult` too (it shares the tag with
+/// `CallToolResponse`): keeping arguments is always correct, only a copy slower.
+macro_rules! may_ask {
+    ($($tag:ident$(<$t:ident>)? => $asks:literal),* $(,)?) => {$(
+        impl$(<$t>)? $tag$(<$t>)? {
+            /// Whether the value can be an input-required answer.
+            pub const fn may_ask(&self) -> bool {
+                $asks
+            }
+        }
+    )*};
+}
+may_ask! {
+    UnitValue => false,
+    TextValue => false,
+    RawValue => true,
+    ContentValue => false,
+    JsonValue<T> => false,
+    OutputValue => true,
+}
+
 impl<T> SpecificValue for &&Probe<crate::dispatch::ToolOutput<T>> {
     type Tag = OutputValue;
     fn value_tag(self) -> OutputValue {

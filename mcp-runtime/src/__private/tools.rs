@@ -261,9 +261,9 @@ pub struct CallArgs<'a> {
     tool: Cow<'a, str>,
     /// What is called: a tool, a prompt or a resource (it shapes the error messages).
     subject: Subject,
-    /// A tool call's arguments are borrowed (the dispatcher keeps them for the request
-    /// state's binding) and the bound ones are recorded in `taken`; other arguments are
-    /// owned and taken out as they are bound.
+    /// The arguments of a tool call that may answer input-required are borrowed (the
+    /// dispatcher keeps them for the request state's binding) and the bound ones are
+    /// recorded in `taken`; other arguments are owned and moved out as they are bound.
     arguments: Cow<'a, JsonObject>,
     taken: Vec<&'static str>,
     request: &'a RequestContext,
@@ -273,17 +273,23 @@ pub struct CallArgs<'a> {
 }
 
 impl<'a> CallArgs<'a> {
-    /// For a `tools/call` of a basic tool: the arguments are bound one by one.
-    pub fn new(params: &'a CallToolParams, request: &'a RequestContext) -> Self {
-        let context = Context::for_call(
-            request,
-            params.input_responses.clone(),
-            params.request_state.clone(),
-        );
+    /// For a `tools/call` of a basic tool: the arguments are bound one by one. A tool that
+    /// `may_ask` (answer input-required) leaves them in `params` for the request state's
+    /// binding; any other tool takes them, so a bound value is moved rather than copied.
+    pub fn new(params: &'a mut CallToolParams, request: &'a RequestContext, may_ask: bool) -> Self {
+        let CallToolParams {
+            name,
+            arguments,
+            input_responses,
+            request_state,
+            ..
+        } = params;
+        let context = Context::for_call(request, input_responses.clone(), request_state.clone());
         Self {
-            tool: Cow::Borrowed(&params.name),
+            tool: Cow::Borrowed(name),
             subject: Subject::Tool,
-            arguments: match &params.arguments {
+            arguments: match arguments {
+                _ if !may_ask => Cow::Owned(arguments.take().unwrap_or_default()),
                 Some(arguments) => Cow::Borrowed(arguments),
                 None => Cow::Owned(JsonObject::new()),
             },
@@ -359,16 +365,15 @@ impl<'a> CallArgs<'a> {
 
     /// Takes and decodes argument `name`.
     pub fn argument<T: ToolArgument>(&mut self, name: &'static str) -> Result<T, ServerError> {
+        // Owned values are moved out in place (not removed), so the arguments keep their
+        // order and `finish` names the same first unknown argument either way.
         let taken = match &mut self.arguments {
-            Cow::Owned(arguments) => arguments.remove(name),
-            Cow::Borrowed(arguments) => {
-                let value = arguments.get(name).cloned();
-                if value.is_some() {
-                    self.taken.push(name);
-                }
-                value
-            }
+            Cow::Owned(arguments) => arguments.get_mut(name).map(Value::take),
+            Cow::Borrowed(arguments) => arguments.get(name).cloned(),
         };
+        if taken.is_some() {
+            self.taken.push(name);
+        }
         let (value, present) = match taken {
             Some(value) => (value, true),
             None => (Value::Null, false),
@@ -397,13 +402,11 @@ impl<'a> CallArgs<'a> {
 
     /// Rejects arguments no parameter took.
     pub fn finish(self) -> Result<(), ServerError> {
-        let extra = match &self.arguments {
-            Cow::Owned(arguments) => arguments.keys().next(),
-            Cow::Borrowed(arguments) if arguments.len() == self.taken.len() => None,
-            // The first argument not taken is among the first `taken.len() + 1`.
-            Cow::Borrowed(arguments) => {
-                arguments.keys().find(|k| !self.taken.contains(&k.as_str()))
-            }
+        let arguments: &JsonObject = &self.arguments;
+        let extra = if arguments.len() == self.taken.len() {
+            None
+        } else {
+            arguments.keys().find(|k| !self.taken.contains(&k.as_str()))
         };
         match extra {
             None => Ok(()),

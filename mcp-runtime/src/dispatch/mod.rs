@@ -436,7 +436,7 @@ impl Server {
                 return header_mismatch(&m.header, &m.problem);
             }
         }
-        let outcome = guarded(self.inner.handler.call_tool(&params, &cx)).await;
+        let outcome = guarded(self.inner.handler.call_tool(&mut params, &cx)).await;
         let response = match talk::settle_modern(&cx, outcome, params.request_state.clone()) {
             Ok(r) => r,
             Err(e) => return e.unwrap_or_else(internal_error),
@@ -502,7 +502,7 @@ impl Server {
         params.request_state = None;
         let cx = cx.with_meta(params.meta.clone());
         for round in 0..=MAX_LEGACY_ROUNDS {
-            let outcome = guarded(self.inner.handler.call_tool(&params, &cx)).await;
+            let outcome = guarded(self.inner.handler.call_tool(&mut params, &cx)).await;
             let response = match talk::settle_legacy(&cx, outcome) {
                 Ok(r) => r,
                 Err(e) => return e.unwrap_or_else(internal_error),

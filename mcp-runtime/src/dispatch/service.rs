@@ -65,11 +65,13 @@ pub trait ServiceHandler: Send + Sync + 'static {
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<ListToolsResult, ServerError>>;
 
-    /// `tools/call` (the params are borrowed: the dispatcher keeps them to bind a request
-    /// state to the call).
+    /// `tools/call`. The params are lent, not given: the dispatcher keeps them to bind a
+    /// request state to an input-required answer. A tool that can never answer
+    /// input-required (no [`Context`](crate::Context) parameter, a return type that cannot
+    /// ask) takes its arguments out of them instead of copying each one.
     fn call_tool<'a>(
         &'a self,
-        params: &'a CallToolParams,
+        params: &'a mut CallToolParams,
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<CallToolResponse, ServerError>>;
 
@@ -283,9 +285,10 @@ impl<T: AdvancedService> ServiceHandler for Advanced<T> {
 
     fn call_tool<'a>(
         &'a self,
-        params: &'a CallToolParams,
+        params: &'a mut CallToolParams,
         request: &'a RequestContext,
     ) -> BoxFuture<'a, Result<CallToolResponse, ServerError>> {
+        // An advanced tool may answer input-required at any time: its arguments stay here.
         Box::pin(self.service.on_call_tool(params.clone(), request))
     }
 

@@ -44,7 +44,16 @@ pub fn tool(svc: &impl ServiceHandler, name: &str) -> Value {
 pub fn call_in(svc: &impl ServiceHandler, cx: &RequestContext, name: &str, arguments: Value) -> Result<CallToolResponse, ServerError> {
     let mut params = CallToolParams::new(name);
     params.arguments = arguments.as_object().cloned();
-    block_on(svc.call_tool(&params, cx))
+    block_on(svc.call_tool(&mut params, cx))
+}
+
+/// Calls tool `name` with `arguments` on a modern request, and returns the params as the
+/// dispatcher holds them afterwards (what it binds a request state to).
+pub fn call_and_params(svc: &impl ServiceHandler, name: &str, arguments: Value) -> (Result<CallToolResponse, ServerError>, CallToolParams) {
+    let mut params = CallToolParams::new(name);
+    params.arguments = arguments.as_object().cloned();
+    let response = block_on(svc.call_tool(&mut params, &request(Era::Modern, &[])));
+    (response, params)
 }
 
 /// Calls tool `name` on a modern request without headers.

@@ -96,8 +96,10 @@ pub trait ValueTag<V> {
 pub struct UnitValue;
 /// A string: the text as is.
 pub struct TextValue;
-/// A result built by the tool itself.
+/// A response built by the tool itself, which may be input-required.
 pub struct RawValue;
+/// A complete result built by the tool itself (`CallToolResult`).
+pub struct ResultValue;
 /// Content blocks built by the tool itself.
 pub struct ContentValue;
 /// Any other serializable value: its JSON text.
@@ -129,7 +131,7 @@ macro_rules! specific_value {
 specific_value! {
     () => UnitValue,
     String => TextValue,
-    CallToolResult => RawValue,
+    CallToolResult => ResultValue,
     CallToolResponse => RawValue,
     InputRequiredResult => RawValue,
     Content => ContentValue,
@@ -149,8 +151,7 @@ pub struct OutputValue;
 
 /// Whether a success value of this tag can be an input-required answer: a tool returning
 /// one keeps its arguments in the params for the request state's binding
-/// (`CallArgs::new`). `RawValue` says yes for `CallToolResult` too (it shares the tag with
-/// `CallToolResponse`): keeping arguments is always correct, only a copy slower.
+/// (`CallArgs::new`). Saying yes is always correct, only a copy slower.
 macro_rules! may_ask {
     ($($tag:ident$(<$t:ident>)? => $asks:literal),* $(,)?) => {$(
         impl$(<$t>)? $tag$(<$t>)? {
@@ -165,6 +166,7 @@ may_ask! {
     UnitValue => false,
     TextValue => false,
     RawValue => true,
+    ResultValue => false,
     ContentValue => false,
     JsonValue<T> => false,
     OutputValue => true,
@@ -199,6 +201,12 @@ impl<T> GenericValue for &Probe<T> {
     type Tag = JsonValue<T>;
     fn value_tag(self) -> Self::Tag {
         JsonValue(PhantomData)
+    }
+}
+
+impl ValueTag<CallToolResult> for ResultValue {
+    fn complete(self, value: CallToolResult, _: bool) -> Result<CallToolResponse, ServerError> {
+        Ok(value.into())
     }
 }
 

@@ -207,6 +207,23 @@ impl CallState {
         }
     }
 
+    /// Fills in what a call learns from the server serving it and from its request `cx`:
+    /// whether the client samples, the input-round timeout and the server's notifier
+    /// (`has_session`: whether the call runs on a legacy session). Both transports build a
+    /// call's state this way.
+    pub(crate) fn serving(
+        mut self,
+        server: &super::Server,
+        cx: &super::RequestContext,
+        has_session: bool,
+    ) -> Self {
+        self.client_sampling = cx.client_capabilities.sampling.is_some();
+        self.has_session = has_session;
+        self.timeout = server.config().input_round_timeout;
+        self.notifier = Some(server.notifier());
+        self
+    }
+
     /// The threshold of this request: `None` sends nothing.
     async fn threshold(&self) -> Option<LogLevel> {
         match &self.threshold {

@@ -280,17 +280,13 @@ pub(crate) async fn serve(
         let key = serde_json::to_string(&request.id).ok()?;
         Some(streams.inflight.register(s, key, cancel.clone()))
     });
-    let mut state = CallState::new(
+    let state = CallState::new(
         cx.era,
         Some(channel.clone() as Arc<dyn ClientChannel>),
         threshold,
         cancel.clone(),
     );
-    state.client_sampling = cx.client_capabilities.sampling.is_some();
-    state.has_session = session.is_some();
-    state.timeout = server.config().input_round_timeout;
-    state.notifier = Some(server.notifier());
-    let state = Arc::new(state);
+    let state = Arc::new(state.serving(server, &cx, session.is_some()));
     cx.call = state.clone();
     if session.is_some() {
         cx.requester = Some(channel.clone());

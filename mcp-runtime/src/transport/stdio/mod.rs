@@ -501,17 +501,13 @@ impl Connection {
                 // Aborting the task (a `notifications/cancelled`) drops this guard too.
                 let cancel = CancellationToken::new();
                 let _cancel_on_drop = cancel.clone().drop_guard();
-                let mut state = CallState::new(
+                let state = CallState::new(
                     era,
                     Some(link.clone() as Arc<dyn ClientChannel>),
                     threshold,
                     cancel,
                 );
-                state.client_sampling = cx.client_capabilities.sampling.is_some();
-                state.has_session = cx.session.is_some();
-                state.timeout = server.config().input_round_timeout;
-                state.notifier = Some(server.notifier());
-                let state = Arc::new(state);
+                let state = Arc::new(state.serving(&server, &cx, cx.session.is_some()));
                 cx.call = state.clone();
                 let serve = crate::dispatch::scoped(state, async {
                     match era {

@@ -3755,6 +3755,98 @@ impl Talker {
         let ask = mcp::SamplingRequest::new(vec![mcp::SamplingMessage::user(question)], 10);
         Ok(ctx.sample(ask).await?.model)
     }
+
+    /// Works `micros` microseconds, or stops when the call is cancelled (as the `notes`
+    /// example's `reindex` does), and says which happened.
+    pub async fn race(&self, micros: u64, ctx: Context) -> String {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_micros(micros)) => "finished".into(),
+            () = ctx.cancelled() => "cancelled".into(),
+        }
+    }
+}
+
+/// A cancelled call stays cancelled: 1,000 legacy `tools/call`s on one session, each
+/// cancelled at a random moment around the end of its work. A call whose tool saw the
+/// cancellation (it answers "cancelled") was cancelled before it answered, and its result
+/// must never be written; a call that finished first may answer ("finished"). Every call
+/// ends one way or the other, and the session keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelled_calls_stay_cancelled() {
+    const CALLS: u64 = 1_000;
+    let addr = serve(mcp::Server::builder(Talker)).await;
+    let session = open_session(addr, None).await;
+    let http = http_client();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64);
+    println!("cancelled_calls_stay_cancelled: seed {seed}");
+    // splitmix64: random enough for moments, and reproducible from the printed seed.
+    let random = move |i: u64| {
+        let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let slots = Arc::new(tokio::sync::Semaphore::new(32));
+    let mut calls = tokio::task::JoinSet::new();
+    for id in 0..CALLS {
+        let permit = slots.clone().acquire_owned().await.unwrap();
+        let (http, session) = (http.clone(), session.clone());
+        // Work 0-2 ms; cancel 0-2 ms after sending: about half the calls finish first.
+        let work = random(2 * id) % 2_000;
+        let wait = random(2 * id + 1) % 2_000;
+        calls.spawn(async move {
+            let _permit = permit;
+            let call = legacy(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "race", "arguments": {"micros": work}}}))
+            .with("Mcp-Session-Id", &session);
+            let cancel = legacy(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "race"}}))
+            .with("Mcp-Session-Id", &session);
+            let answer = send_http(&http, addr, &call);
+            let cancelled = async {
+                tokio::time::sleep(Duration::from_micros(wait)).await;
+                send_http(&http, addr, &cancel).await
+            };
+            let (answer, cancelled) = tokio::join!(answer, cancelled);
+            assert_eq!(cancelled.status, 202, "{}", cancelled.excerpt());
+            assert_eq!(answer.status, 200, "call {id}: {}", answer.excerpt());
+            let body = String::from_utf8_lossy(&answer.body).into_owned();
+            if body.contains(r#""text":"cancelled""#) {
+                panic!("call {id} answered after its cancellation was accepted: {body}");
+            }
+            if body.contains(r#""text":"finished""#) {
+                true
+            } else {
+                assert!(!body.contains("\"result\"") && !body.contains("\"error\""), "call {id}: {body}");
+                false
+            }
+        });
+    }
+    let (mut finished, mut unanswered) = (0, 0);
+    while let Some(outcome) = calls.join_next().await {
+        if outcome.expect("a call's task") {
+            finished += 1;
+        } else {
+            unanswered += 1;
+        }
+    }
+    println!("cancelled_calls_stay_cancelled: {finished} finished, {unanswered} cancelled");
+    assert_eq!(finished + unanswered, CALLS);
+    assert!(unanswered > 0, "no call was cancelled: the test proves nothing");
+    // The session still serves.
+    let after = send_http(
+        &http,
+        addr,
+        &legacy_tool("echo", json!({"text": "still here"})).with("Mcp-Session-Id", &session),
+    )
+    .await;
+    assert!(
+        String::from_utf8_lossy(&after.body).contains("still here"),
+        "{}",
+        after.excerpt()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -3849,10 +3941,20 @@ async fn context_traffic() {
             cancel(json!({"requestId": 424_242})),
             Expect::Accepted,
         ),
+        // Not id 1: the canary's calls on this session use it, and a cancellation of one of
+        // them in flight is accepted (its answer is then never written).
+        case(
+            "a call that finishes",
+            t,
+            on(legacy(
+                json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}),
+            )),
+            Expect::Ok,
+        ),
         case(
             "a cancellation for a finished request",
             t,
-            cancel(json!({"requestId": 1})),
+            cancel(json!({"requestId": 77})),
             Expect::Accepted,
         ),
         case(

@@ -48,6 +48,25 @@ impl Drop for InflightGuard {
     }
 }
 
+impl InflightGuard {
+    /// Claims the right to answer: `true` while the request is still registered, and from
+    /// then on a cancellation finds nothing (it comes too late). `false` once a
+    /// cancellation (or the end of the session) was accepted: the request must not be
+    /// answered. Both run under the registry's lock, so exactly one of them wins.
+    pub(crate) fn claim(&self) -> bool {
+        let mut tokens = self.inflight.lock();
+        if tokens
+            .get(&self.key)
+            .is_some_and(|(s, _)| *s == self.serial)
+        {
+            tokens.remove(&self.key);
+            true
+        } else {
+            false
+        }
+    }
+}
+
 impl Inflight {
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, (u64, CancellationToken)>> {
         self.tokens.lock().unwrap_or_else(PoisonError::into_inner)
@@ -254,6 +273,25 @@ mod tests {
         assert!(inflight.cancel("s", "1"));
         assert!(t.is_cancelled());
         assert!(!inflight.cancel("s", "1"));
+        assert!(!guard.claim(), "a cancelled request cannot claim its answer");
         drop(guard);
+    }
+
+    #[test]
+    fn claim_and_cancel_exclude_each_other() {
+        let inflight = Arc::new(Inflight::default());
+        let t = CancellationToken::new();
+        let guard = inflight.register("s", "1".into(), t.clone());
+        assert!(guard.claim());
+        assert!(!inflight.cancel("s", "1"), "too late: the answer is claimed");
+        assert!(!t.is_cancelled());
+        // A newer request reusing the id is not the old guard's to claim.
+        let newer = inflight.register("s", "1".into(), CancellationToken::new());
+        assert!(!guard.claim());
+        drop(guard);
+        assert!(newer.claim());
+        let ended = inflight.register("s", "2".into(), CancellationToken::new());
+        inflight.cancel_session("s");
+        assert!(!ended.claim(), "the session's end cancels its requests");
     }
 }

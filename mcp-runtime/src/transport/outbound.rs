@@ -209,7 +209,8 @@ struct Running {
     inbox: Inbox,
     cancel: CancellationToken,
     _cancel_on_drop: DropGuard,
-    _inflight: Option<InflightGuard>,
+    /// The request's entry in the session's in-flight registry (legacy sessions).
+    inflight: Option<InflightGuard>,
     session: Option<Arc<str>>,
     streams: Arc<Streams>,
 }
@@ -310,7 +311,7 @@ pub(crate) async fn serve(
         },
         _cancel_on_drop: cancel.clone().drop_guard(),
         cancel,
-        _inflight: inflight,
+        inflight,
         session,
         streams,
     });
@@ -355,7 +356,9 @@ pub(crate) async fn serve(
                     for message in r.drain() {
                         queue.push_back(sse_event(&message));
                     }
-                    queue.push_back(sse_event(&reply_json(&r.id, &reply)));
+                    if r.claim() {
+                        queue.push_back(sse_event(&reply_json(&r.id, &reply)));
+                    }
                 }
                 () = r.cancel.cancelled() => {}
                 () = tokio::time::sleep(KEEPALIVE) => {
@@ -380,10 +383,21 @@ pub(crate) async fn serve(
 }
 
 impl Running {
+    /// Whether the reply may be written: a legacy request claims its answer from the
+    /// in-flight registry, where an accepted `notifications/cancelled` (or the session's
+    /// end) took it first. Checked where the reply is written, so a cancellation accepted
+    /// before it is never followed by a result, however the `select!`s below resolve.
+    fn claim(&self) -> bool {
+        self.inflight.as_ref().is_none_or(InflightGuard::claim)
+    }
+
     /// The response of a handler that finished before anything was written: JSON, or SSE
     /// carrying the queued messages first. An answer with its own HTTP status (400 for
     /// -32021, 403 for missing scopes) keeps it, and the queued messages are dropped.
     fn finished(&mut self, reply: Reply, headers: &HeaderMap) -> Response {
+        if !self.claim() {
+            return sse_response(Body::empty());
+        }
         let queued = self.drain();
         let plain_ok = matches!(&reply, Reply::Ok(_))
             || matches!(&reply, Reply::Err { status, .. } if *status == StatusCode::OK);
@@ -447,7 +461,11 @@ impl Running {
                     for message in self.drain() {
                         detached(message, false);
                     }
-                    detached(reply_json(&self.id, &reply), true);
+                    if self.claim() {
+                        detached(reply_json(&self.id, &reply), true);
+                    } else {
+                        self.streams.detached.finish(&key);
+                    }
                     return;
                 }
                 () = self.cancel.cancelled() => {

@@ -97,9 +97,12 @@ impl Link {
         table.insert(id, handle);
     }
 
-    /// Forgets a finished request.
-    pub(crate) fn finished(&self, id: &RequestId) {
-        lock(&self.in_flight).remove(id);
+    /// Forgets a finished request; `false` when a cancellation was accepted first, and the
+    /// request must not be answered. Both take the in-flight table's lock, so exactly one
+    /// of them wins: a cancellation after this finds nothing and comes too late.
+    #[must_use = "a cancelled request must not be answered"]
+    pub(crate) fn finished(&self, id: &RequestId) -> bool {
+        lock(&self.in_flight).remove(id).is_some()
     }
 
     /// Stops the request `id` (`notifications/cancelled`): it is not answered.
@@ -209,4 +212,25 @@ fn ended() -> ErrorObject {
         ErrorCode::INTERNAL_ERROR,
         "The client closed its input while the server waited for its answer",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request's answer and its cancellation exclude each other: whichever takes the
+    /// in-flight entry first wins, and the other finds nothing.
+    #[tokio::test]
+    async fn finishing_and_cancelling_exclude_each_other() {
+        let (out, _rx) = mpsc::channel(1);
+        let link = Link::new(out);
+        let idle = || tokio::spawn(std::future::pending::<()>()).abort_handle();
+        let (one, two) = (RequestId::Number(1), RequestId::Number(2));
+        link.register(one.clone(), idle);
+        assert!(link.cancel(&one));
+        assert!(!link.finished(&one), "a cancelled request is not answered");
+        link.register(two.clone(), idle);
+        assert!(link.finished(&two));
+        assert!(!link.cancel(&two), "too late: the answer is on its way");
+    }
 }

@@ -50,12 +50,17 @@ pub(super) async fn serve(
                     return;
                 }
             }
-            if opened.overflow.load(Ordering::Relaxed) {
-                link.send_line(overflow_error.into_bytes()).await;
+            let last = if opened.overflow.load(Ordering::Relaxed) {
+                Some(overflow_error)
             } else if opened.closed.load(Ordering::Relaxed) {
-                link.send_line(result.into_bytes()).await;
+                Some(result)
+            } else {
+                None
+            };
+            // A listen cancelled first ends with nothing more written.
+            if let (true, Some(last)) = (link.finished(&key), last) {
+                link.send_line(last.into_bytes()).await;
             }
-            link.finished(&key);
         })
         .abort_handle();
         handle = Some(task.clone());

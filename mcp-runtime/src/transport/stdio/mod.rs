@@ -522,8 +522,11 @@ impl Connection {
                         tracing::error!("serving a request panicked");
                         internal_error()
                     });
-                link.finished(&id);
-                link.send_reply(&id, &reply).await;
+                // Aborting stops the task only at its next await: the reply is written
+                // only if no cancellation was accepted before it.
+                if link.finished(&id) {
+                    link.send_reply(&id, &reply).await;
+                }
                 drop(permit);
             })
             .abort_handle()

@@ -4012,15 +4012,40 @@ async fn context_traffic() {
             Expect::Rpc(200, -32603),
         ),
     ];
-    for token in ["\"t\"", "7", "-3", "12345678901234567"] {
+    // `ProgressToken` is `string | integer` (a number without a fraction, as JavaScript
+    // counts it); anything else is an invalid message on both eras, as from the TypeScript
+    // server (checked against it: 400 / -32600 for 1.5, true, null, [1] and {}).
+    // Integers must be safe (±(2^53 − 1)), as zod's `int()` in the TypeScript server has it.
+    for token in ["\"t\"", "\"\"", "7", "-3", "0", "1.0", "9007199254740991"] {
         cases.push(case(
-            format!("progress token {token}"),
+            format!("legacy progress token {token}"),
             t,
             on(legacy_text("tools/call", &with_token("echo", token))),
             Expect::Ok,
         ));
+        let mut modern_params: Value = serde_json::from_str(&with_token("echo", "0")).unwrap();
+        modern_params["_meta"]["progressToken"] = serde_json::from_str(token).unwrap();
+        cases.push(case(
+            format!("modern progress token {token}"),
+            t,
+            modern("tools/call", modern_params),
+            Expect::Ok,
+        ));
     }
-    for token in ["1.5", "true", "false", "null", "[1]", "{\"a\":1}"] {
+    for token in [
+        "1.5",
+        "-0.5",
+        "1e300",
+        "9007199254740992",
+        "12345678901234567",
+        "true",
+        "false",
+        "null",
+        "[1]",
+        "[]",
+        "{}",
+        "{\"a\":1}",
+    ] {
         cases.push(case(
             format!("legacy progress token {token}"),
             t,

@@ -677,3 +677,66 @@ async fn modern_logs_follow_the_requests_log_level() {
     assert_eq!(r["result"]["content"][0]["text"], "worked");
     assert!(p.finish().await.is_empty());
 }
+
+#[tokio::test]
+async fn progress_tokens_are_strings_and_safe_integers() {
+    let work = |id: i64, token: Value, modern: bool| {
+        let mut meta = if modern { envelope() } else { json!({}) };
+        meta["progressToken"] = token;
+        if modern {
+            meta["io.modelcontextprotocol/logLevel"] = json!("error");
+        }
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"work","arguments":{},"_meta":meta}})
+    };
+    for modern in [false, true] {
+        let mut p = peer();
+        if !modern {
+            p.initialize(json!({})).await;
+            let set = p
+                .call(json!({"jsonrpc":"2.0","id":0,"method":"logging/setLevel","params":{"level":"error"}}))
+                .await;
+            assert_eq!(set["result"], json!({}));
+        }
+        // A string or a safe integer is echoed verbatim, then the call is answered.
+        for (id, token) in [
+            (1, json!("tok")),
+            (2, json!(7)),
+            (3, json!(-3)),
+            (4, json!(1.0)),
+            (5, json!(9_007_199_254_740_991_u64)),
+        ] {
+            p.send(work(id, token.clone(), modern)).await;
+            let progress = p.recv().await;
+            assert_eq!(progress["method"], "notifications/progress", "{progress}");
+            assert_eq!(progress["params"]["progressToken"], token, "modern {modern}");
+            let r = p.recv().await;
+            assert_eq!(r["id"], id, "{r}");
+            assert_eq!(r["result"]["content"][0]["text"], "worked");
+        }
+        // Anything else is not a valid message: -32600 with the request's id, and the
+        // connection keeps serving.
+        for (id, token) in [
+            (10, json!(1.5)),
+            (11, json!(true)),
+            (12, Value::Null),
+            (13, json!([1])),
+            (14, json!({})),
+            (15, json!(9_007_199_254_740_992_u64)),
+        ] {
+            let r = p.call(work(id, token.clone(), modern)).await;
+            assert_eq!(
+                (r["id"].clone(), r["error"]["code"].clone()),
+                (json!(id), json!(-32600)),
+                "token {token}, modern {modern}: {r}"
+            );
+        }
+        let ping = if modern {
+            json!({"jsonrpc":"2.0","id":20,"method":"ping","params":{"_meta":envelope()}})
+        } else {
+            json!({"jsonrpc":"2.0","id":20,"method":"ping"})
+        };
+        assert_eq!(p.call(ping).await["id"], 20);
+        assert!(p.finish().await.is_empty());
+    }
+}

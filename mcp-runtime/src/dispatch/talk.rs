@@ -99,7 +99,7 @@ impl Context {
         let progress_token = request
             .meta()
             .and_then(|m| m.get("progressToken"))
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .filter(|t| crate::protocol::is_progress_token(t))
             .cloned();
         Self {
             input_responses,

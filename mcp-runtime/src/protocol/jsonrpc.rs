@@ -96,7 +96,7 @@ pub enum MessageError {
     UnknownMember(String),
     /// A request's `params._meta.progressToken` is neither a string nor an integer (MCP's
     /// request schema; the TypeScript server refuses such a message as invalid).
-    #[error("`params._meta.progressToken` must be a string or an integer")]
+    #[error("`params._meta.progressToken` must be a string or a safe integer")]
     ProgressToken,
 }
 
@@ -255,13 +255,25 @@ impl Message {
     }
 }
 
-/// A string or an integer (a JSON number without a fraction, as JavaScript counts it).
-pub(super) fn is_progress_token(v: &Value) -> bool {
+/// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// A string or a safe integer: a JSON number without a fraction (`1.0` and `1e3` count, as
+/// in JavaScript) within ±(2^53 − 1), which a JavaScript client reads back exactly. The
+/// schema's `ProgressToken` is `string | integer`, and the TypeScript server's schema (zod's
+/// `int()`) takes only safe integers; a request whose `_meta.progressToken` is anything else
+/// is not a valid message (HTTP 400 / `-32600`), as the TypeScript server answers it on
+/// both eras.
+pub(crate) fn is_progress_token(v: &Value) -> bool {
     match v {
         Value::String(_) => true,
-        Value::Number(n) => {
-            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u <= MAX_SAFE_INTEGER,
+            (None, Some(i)) => i.unsigned_abs() <= MAX_SAFE_INTEGER,
+            (None, None) => n
+                .as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64),
+        },
         _ => false,
     }
 }
@@ -278,6 +290,38 @@ pub(super) fn parse_id(v: Value) -> Result<RequestId, MessageError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn progress_tokens_are_strings_and_safe_integers() {
+        let token = |text: &str| is_progress_token(&serde_json::from_str(text).unwrap());
+        for ok in [
+            r#""t""#,
+            r#""""#,
+            "0",
+            "-3",
+            "1.0",
+            "1e3",
+            "9007199254740991",
+            "-9007199254740991",
+        ] {
+            assert!(token(ok), "{ok} is a progress token");
+        }
+        for bad in [
+            "1.5",
+            "-0.5",
+            "1e300",
+            "9007199254740992",
+            "-9007199254740992",
+            "12345678901234567",
+            "18446744073709551615",
+            "true",
+            "null",
+            "[1]",
+            "{}",
+        ] {
+            assert!(!token(bad), "{bad} is not a progress token");
+        }
+    }
 
     #[test]
     fn parses_the_ts_client_shapes() {

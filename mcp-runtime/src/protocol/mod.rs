@@ -13,6 +13,7 @@ mod error_code;
 mod features;
 pub mod headers;
 mod jsonrpc;
+pub(crate) use jsonrpc::is_progress_token;
 mod roots;
 mod sampling;
 mod types;

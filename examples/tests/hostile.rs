@@ -3634,6 +3634,21 @@ async fn resources_prompts_and_completion() {
             in_band,
         ),
         case(
+            "prompt: an array argument",
+            l,
+            get(json!({"name": "review", "arguments": {"slug": "a", "focus": ["x"]}})),
+            in_band,
+        ),
+        case(
+            "prompt: an object argument (modern)",
+            l,
+            modern(
+                "prompts/get",
+                json!({"name": "review", "arguments": {"slug": {"a": 1}}}),
+            ),
+            in_band,
+        ),
+        case(
             "prompt: arguments is an array",
             l,
             get(json!({"name": "review", "arguments": ["a"]})),
@@ -3731,6 +3746,30 @@ async fn resources_prompts_and_completion() {
         ),
     ];
     run("resources, prompts and completion", &[l, t], cases).await;
+    // A prompt argument of the wrong type names the prompt and the argument, on both eras.
+    let http = http_client();
+    for (era, wrong) in [
+        (
+            "legacy",
+            get(json!({"name": "review", "arguments": {"slug": "a", "focus": ["x"]}})),
+        ),
+        (
+            "modern",
+            modern(
+                "prompts/get",
+                json!({"name": "review", "arguments": {"slug": "a", "focus": ["x"]}}),
+            ),
+        ),
+    ] {
+        let got = send_http(&http, l.addr, &wrong).await.json();
+        assert_eq!(got["error"]["code"], -32602, "{era}: {got}");
+        assert_eq!(
+            got["error"]["message"],
+            "Invalid arguments for prompt review: invalid argument `focus`: \
+             invalid type: sequence, expected a string",
+            "{era}"
+        );
+    }
 }
 
 /// A service whose tools talk back through [`Context`]: logs, progress and sampling.

@@ -173,6 +173,9 @@ impl Server {
                 self.cacheable(out, modern)
             }
             "prompts/get" => {
+                if let Err(r) = prompt_arguments_are_text(params.as_ref()) {
+                    return r;
+                }
                 let mut params: GetPromptParams = match parse_params(params) {
                     Ok(p) => p,
                     Err(r) => return r,
@@ -278,6 +281,35 @@ fn list_params(
 ) -> Result<(Option<String>, RequestContext), Reply> {
     let params: PaginatedParams = parse_params(params)?;
     Ok((params.cursor, cx.with_meta(None)))
+}
+
+/// A `prompts/get` whose argument is not a string names the prompt and the argument, as a
+/// tool call names its argument: `-32602 "Invalid arguments for prompt code_review: invalid
+/// argument `focus`: invalid type: sequence, expected a string"`. (The TypeScript server
+/// answers `-32603` with its schema's issue list; the code here is the one it gives a
+/// missing argument, and the message has the same prefix.) Other malformed params are left
+/// to [`parse_params`].
+fn prompt_arguments_are_text(params: Option<&JsonObject>) -> Result<(), Reply> {
+    let Some(params) = params else { return Ok(()) };
+    let Some(serde_json::Value::Object(arguments)) = params.get("arguments") else {
+        return Ok(());
+    };
+    let Some((name, value)) = arguments.iter().find(|(_, v)| !v.is_string()) else {
+        return Ok(());
+    };
+    // serde's own wording, as for a tool's argument (`&Value` is a deserializer: no copy).
+    let problem = match <String as serde::Deserialize>::deserialize(value) {
+        Err(e) => e.to_string(),
+        Ok(_) => "expected a string".to_owned(),
+    };
+    let prompt = params
+        .get("name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    Err(Reply::in_band(ErrorObject::new(
+        ErrorCode::INVALID_PARAMS,
+        format!("Invalid arguments for prompt {prompt}: invalid argument `{name}`: {problem}"),
+    )))
 }
 
 /// The context with the request's `_meta` (without the modern envelope keys).

@@ -41,6 +41,14 @@ impl Svc {
         format!("slept {ms}")
     }
 
+    /// Works `micros` microseconds, or stops when the call is cancelled, and says which.
+    pub async fn race(&self, micros: u64, ctx: mcp::Context) -> String {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_micros(micros)) => "finished".into(),
+            () = ctx.cancelled() => "cancelled".into(),
+        }
+    }
+
     /// Panics.
     pub fn boom(&self) -> String {
         panic!("secret detail /etc/passwd")
@@ -709,7 +717,10 @@ async fn progress_tokens_are_strings_and_safe_integers() {
             p.send(work(id, token.clone(), modern)).await;
             let progress = p.recv().await;
             assert_eq!(progress["method"], "notifications/progress", "{progress}");
-            assert_eq!(progress["params"]["progressToken"], token, "modern {modern}");
+            assert_eq!(
+                progress["params"]["progressToken"], token,
+                "modern {modern}"
+            );
             let r = p.recv().await;
             assert_eq!(r["id"], id, "{r}");
             assert_eq!(r["result"]["content"][0]["text"], "worked");
@@ -739,4 +750,64 @@ async fn progress_tokens_are_strings_and_safe_integers() {
         assert_eq!(p.call(ping).await["id"], 20);
         assert!(p.finish().await.is_empty());
     }
+}
+
+/// 1,000 calls, each cancelled at a random moment around the end of its work: a call is
+/// answered at most once, never after its cancellation was seen by the tool ("cancelled"),
+/// some are cancelled, and the connection ends with nothing in flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelled_calls_stay_cancelled() {
+    const CALLS: i64 = 1_000;
+    let mut p = peer();
+    p.initialize(json!({})).await;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64);
+    println!("seed {seed}");
+    let mut state = seed | 1;
+    let mut random = move || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D) % 500
+    };
+    let mut input = p.input.take().unwrap();
+    let writer = tokio::spawn(async move {
+        for id in 0..CALLS {
+            let call = tool_call(id, "race", json!({"micros": random()}));
+            input
+                .write_all(format!("{call}\n").as_bytes())
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_micros(random())).await;
+            let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                "params":{"requestId":id}});
+            input
+                .write_all(format!("{cancel}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        input
+    });
+    p.input = Some(writer.await.unwrap());
+    let lines = p.finish().await;
+    let mut answered = std::collections::HashSet::new();
+    for line in &lines {
+        let id = line["id"].as_i64().unwrap_or_else(|| panic!("{line}"));
+        assert!(answered.insert(id), "call {id} answered twice");
+        assert_eq!(
+            line["result"]["content"][0]["text"], "finished",
+            "call {id} answered after its cancellation: {line}"
+        );
+    }
+    println!(
+        "{} finished, {} cancelled",
+        answered.len(),
+        CALLS - answered.len() as i64
+    );
+    assert!(
+        answered.len() < CALLS as usize,
+        "no call was cancelled: the test proves nothing"
+    );
 }

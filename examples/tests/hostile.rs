@@ -3840,8 +3840,10 @@ async fn cancelled_calls_stay_cancelled() {
             let call = legacy(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                 "params": {"name": "race", "arguments": {"micros": work}}}))
             .with("Mcp-Session-Id", &session);
-            let cancel = legacy(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": id, "reason": "race"}}))
+            let cancel = legacy(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "race"}}),
+            )
             .with("Mcp-Session-Id", &session);
             let answer = send_http(&http, addr, &call);
             let cancelled = async {
@@ -3858,7 +3860,10 @@ async fn cancelled_calls_stay_cancelled() {
             if body.contains(r#""text":"finished""#) {
                 true
             } else {
-                assert!(!body.contains("\"result\"") && !body.contains("\"error\""), "call {id}: {body}");
+                assert!(
+                    !body.contains("\"result\"") && !body.contains("\"error\""),
+                    "call {id}: {body}"
+                );
                 false
             }
         });
@@ -3873,7 +3878,10 @@ async fn cancelled_calls_stay_cancelled() {
     }
     println!("cancelled_calls_stay_cancelled: {finished} finished, {unanswered} cancelled");
     assert_eq!(finished + unanswered, CALLS);
-    assert!(unanswered > 0, "no call was cancelled: the test proves nothing");
+    assert!(
+        unanswered > 0,
+        "no call was cancelled: the test proves nothing"
+    );
     // The session still serves.
     let after = send_http(
         &http,

@@ -273,7 +273,10 @@ mod tests {
         assert!(inflight.cancel("s", "1"));
         assert!(t.is_cancelled());
         assert!(!inflight.cancel("s", "1"));
-        assert!(!guard.claim(), "a cancelled request cannot claim its answer");
+        assert!(
+            !guard.claim(),
+            "a cancelled request cannot claim its answer"
+        );
         drop(guard);
     }
 
@@ -283,7 +286,10 @@ mod tests {
         let t = CancellationToken::new();
         let guard = inflight.register("s", "1".into(), t.clone());
         assert!(guard.claim());
-        assert!(!inflight.cancel("s", "1"), "too late: the answer is claimed");
+        assert!(
+            !inflight.cancel("s", "1"),
+            "too late: the answer is claimed"
+        );
         assert!(!t.is_cancelled());
         // A newer request reusing the id is not the old guard's to claim.
         let newer = inflight.register("s", "1".into(), CancellationToken::new());

@@ -1,0 +1,175 @@
+//! Every public type that holds a secret, formatted with `{:?}`, `{:#?}` and (errors) `{}`
+//! down their source chain: the secret must not show. The helpers' own tests come first.
+
+use std::fmt;
+use std::time::Duration;
+
+use sha2::Digest as _;
+
+use super::*;
+
+/// The `{:?}` of `value`, after checking that neither it nor `{:#?}` shows a secret.
+#[track_caller]
+pub(crate) fn debug_hides(value: &impl fmt::Debug, secrets: &[&str]) -> String {
+    let plain = format!("{value:?}");
+    let pretty = format!("{value:#?}");
+    for secret in secrets {
+        assert!(!plain.contains(secret), "{{:?}} shows {secret:?}: {plain}");
+        assert!(
+            !pretty.contains(secret),
+            "{{:#?}} shows {secret:?}: {pretty}"
+        );
+    }
+    plain
+}
+
+/// The fingerprint of `secret` as [`Redacted::fingerprint`] shows it.
+fn fingerprint_of(secret: &str) -> String {
+    let digest = sha2::Sha256::digest(secret.as_bytes());
+    format!(
+        "<redacted sha256:{:02x}{:02x}{:02x}{:02x}>",
+        digest[0], digest[1], digest[2], digest[3]
+    )
+}
+
+// ------------------------------------------------------------------------------- helpers
+
+#[test]
+fn redacted_shows_a_fingerprint_or_nothing() {
+    assert_eq!(Redacted::HIDDEN.to_string(), "<redacted>");
+    assert_eq!(format!("{:?}", Redacted::HIDDEN), "<redacted>");
+    // printf %s abc | sha256sum → ba7816bf…
+    assert_eq!(
+        Redacted::fingerprint("abc").to_string(),
+        "<redacted sha256:ba7816bf>"
+    );
+    assert_eq!(fingerprint_of("abc"), "<redacted sha256:ba7816bf>");
+    assert_eq!(Redacted::fingerprint("").to_string(), "<empty>");
+}
+
+// ------------------------------------------------------------------- configured secrets
+
+#[test]
+fn request_state_keys_are_never_shown() {
+    // 32 bytes of 0xAB: `{:?}` of the key itself would show `171, 171, …`.
+    let key = vec![0xAB_u8; 32];
+    let signer =
+        crate::state::Signer::new(std::slice::from_ref(&key), Duration::from_secs(60)).unwrap();
+    debug_hides(&signer, &["171", "ab, ab", "abab"]);
+}
+
+#[test]
+fn listener_auth_hides_passwords() {
+    let auth = crate::auth::ListenerAuth::basic([("alice", "BASIC-PASSWORD")]);
+    let shown = debug_hides(&auth, &["BASIC-PASSWORD"]);
+    assert!(shown.contains("alice"), "{shown}");
+}
+
+#[test]
+fn introspection_credentials_are_hidden() {
+    let server = crate::auth::AuthorizationServer::introspection(
+        "https://as.example",
+        "https://as.example/introspect",
+    )
+    .client_credentials("rs", "INTROSPECTION-SECRET");
+    let shown = debug_hides(&server, &["INTROSPECTION-SECRET"]);
+    assert!(shown.contains("\"rs\""), "{shown}");
+    let config =
+        crate::auth::OAuthConfig::new("https://mcp.example/mcp").authorization_server(server);
+    debug_hides(&config, &["INTROSPECTION-SECRET"]);
+    let plain = crate::auth::AuthorizationServer::introspection(
+        "https://as.example",
+        "https://as.example/introspect",
+    );
+    assert!(format!("{plain:?}").contains("client_secret: None"));
+}
+
+#[test]
+fn static_tokens_are_hidden() {
+    debug_hides(
+        &crate::client::StaticToken::new("STATIC-TOKEN"),
+        &["STATIC-TOKEN"],
+    );
+}
+
+/// A test-only P-256 key (the one of `examples/tests/keys/ec1.pem`).
+const EC_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgT4bA3YomYM1VFaqO
+AlaLHjOSujKNWYtGbjJVQspQz/ehRANCAAQwiXVAoXsx/37qDayD0pssYT0em/5J
+vfxLqzuBbNxYEFr9sKidj0LqgHlZclwqGnPjxTTj4HZRGr3kl3DDaQfr
+-----END PRIVATE KEY-----
+";
+
+#[test]
+fn client_auth_hides_secrets_and_keys() {
+    use crate::client::oauth::ClientAuth;
+    let key_body = "T4bA3YomYM1VFaqO";
+    for (auth, secret) in [
+        (ClientAuth::client_secret("CLIENT-SECRET"), "CLIENT-SECRET"),
+        (
+            ClientAuth::client_secret_basic("CLIENT-SECRET"),
+            "CLIENT-SECRET",
+        ),
+        (
+            ClientAuth::client_secret_post("CLIENT-SECRET"),
+            "CLIENT-SECRET",
+        ),
+        (
+            ClientAuth::private_key_jwt(EC_KEY, "ES256").unwrap(),
+            key_body,
+        ),
+    ] {
+        debug_hides(&auth, &[secret]);
+    }
+    let jwt = debug_hides(
+        &ClientAuth::private_key_jwt(EC_KEY, "ES256").unwrap(),
+        &[key_body],
+    );
+    assert!(jwt.contains("ES256"), "{jwt}");
+}
+
+#[test]
+fn client_oauth_configurations_hide_secrets() {
+    use crate::client::oauth::{
+        ClientAuth, ClientRegistration, IdentityProviderConfig, OAuthConfig,
+        ProgrammaticAuthorization,
+    };
+    let registration =
+        ClientRegistration::pre_registered("app").auth(ClientAuth::client_secret("CLIENT-SECRET"));
+    let shown = debug_hides(&registration, &["CLIENT-SECRET"]);
+    assert!(shown.contains("\"app\""), "{shown}");
+    let code = OAuthConfig::authorization_code(
+        registration.clone(),
+        ProgrammaticAuthorization::new("http://127.0.0.1:8765/callback"),
+    );
+    debug_hides(&code, &["CLIENT-SECRET"]);
+    let machine =
+        OAuthConfig::client_credentials("svc", ClientAuth::client_secret("CLIENT-SECRET"));
+    debug_hides(&machine, &["CLIENT-SECRET"]);
+    debug_hides(
+        &crate::client::ClientConfig::new().oauth(machine),
+        &["CLIENT-SECRET"],
+    );
+    let idp = IdentityProviderConfig::new("https://idp.example", "app")
+        .auth(ClientAuth::private_key_jwt(EC_KEY, "ES256").unwrap());
+    debug_hides(&idp, &["T4bA3YomYM1VFaqO"]);
+}
+
+#[test]
+fn stored_tokens_show_fingerprints() {
+    use crate::client::oauth::{MemoryTokenStore, StoredToken, TokenStore as _};
+    let token = StoredToken::new(
+        "ACCESS-TOKEN",
+        Some("REFRESH-TOKEN".into()),
+        None,
+        vec!["files:read".into()],
+    );
+    let shown = debug_hides(&token, &["ACCESS-TOKEN", "REFRESH-TOKEN"]);
+    assert!(
+        shown.contains(&fingerprint_of("ACCESS-TOKEN")) && shown.contains("files:read"),
+        "{shown}"
+    );
+    let store = MemoryTokenStore::new();
+    store.save("https://mcp.example/mcp", token);
+    debug_hides(&store, &["ACCESS-TOKEN", "REFRESH-TOKEN"]);
+}

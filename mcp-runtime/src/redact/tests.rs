@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use serde_json::json;
+
 use sha2::Digest as _;
 
 use super::*;
@@ -172,4 +174,38 @@ fn stored_tokens_show_fingerprints() {
     let store = MemoryTokenStore::new();
     store.save("https://mcp.example/mcp", token);
     debug_hides(&store, &["ACCESS-TOKEN", "REFRESH-TOKEN"]);
+}
+
+// -------------------------------------------------------------------------------- server
+
+#[test]
+fn auth_context_shows_who_but_not_the_token() {
+    let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+    let claims = json!({
+        "sub": "alice",
+        "iss": "https://as.example",
+        "exp": 1_900_000_000,
+        "email": "alice@example.com",
+        "secret_claim": "CLAIM-VALUE",
+    });
+    let auth = crate::AuthContext::new()
+        .with_subject("alice")
+        .with_issuer("https://as.example")
+        .with_client_id("app")
+        .with_scopes(["files:read"])
+        .with_claims(claims.as_object().unwrap().clone())
+        .with_token(token);
+    let shown = debug_hides(&auth, &[token, "c2lnbmF0dXJl", "CLAIM-VALUE", "alice@"]);
+    for visible in [
+        "alice",
+        "https://as.example",
+        "app",
+        "files:read",
+        "1900000000",
+        "secret_claim",
+        &fingerprint_of(token),
+    ] {
+        assert!(shown.contains(visible), "{visible}: {shown}");
+    }
+    assert!(format!("{:?}", crate::AuthContext::new()).contains("<empty>"));
 }

@@ -2,6 +2,7 @@
 //! down their source chain: the secret must not show. The helpers' own tests come first.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
@@ -23,6 +24,24 @@ pub(crate) fn debug_hides(value: &impl fmt::Debug, secrets: &[&str]) -> String {
         );
     }
     plain
+}
+
+/// The `{}` of `error` and of every error in its source chain, joined with `: `, after
+/// checking that none of them, nor `{:?}`/`{:#?}` of `error`, shows a secret.
+#[track_caller]
+pub(crate) fn error_hides(error: &(dyn std::error::Error + 'static), secrets: &[&str]) -> String {
+    debug_hides(&error, secrets);
+    let mut chain = Vec::new();
+    let mut current = Some(error);
+    while let Some(e) = current {
+        chain.push(e.to_string());
+        current = e.source();
+    }
+    let chain = chain.join(": ");
+    for secret in secrets {
+        assert!(!chain.contains(secret), "{{}} shows {secret:?}: {chain}");
+    }
+    chain
 }
 
 /// The fingerprint of `secret` as [`Redacted::fingerprint`] shows it.
@@ -208,4 +227,38 @@ fn auth_context_shows_who_but_not_the_token() {
         assert!(shown.contains(visible), "{visible}: {shown}");
     }
     assert!(format!("{:?}", crate::AuthContext::new()).contains("<empty>"));
+}
+
+#[test]
+fn http_session_shows_a_fingerprint_of_its_id() {
+    let id = "0123456789abcdef0123456789abcdef";
+    let session = crate::HttpSession::new(
+        id.into(),
+        crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
+        Arc::default(),
+    );
+    let shown = debug_hides(&session, &[id]);
+    assert!(shown.contains(&fingerprint_of(id)), "{shown}");
+}
+
+#[test]
+fn created_sessions_show_fingerprints() {
+    let created = crate::session::Created {
+        id: "11111111111111111111111111111111".into(),
+        evicted: vec!["22222222222222222222222222222222".into()],
+    };
+    let shown = debug_hides(&created, &[&created.id, &created.evicted[0]]);
+    assert!(shown.contains(&fingerprint_of(&created.id)), "{shown}");
+}
+
+#[tokio::test]
+async fn store_errors_do_not_name_the_session() {
+    use crate::session::SessionStore as _;
+    let id = "0123456789abcdef0123456789abcdef";
+    let e = crate::session::MemoryStore::new()
+        .set(id, "k", json!(1))
+        .await
+        .unwrap_err();
+    let shown = error_hides(&e, &[id]);
+    assert!(shown.contains(&fingerprint_of(id)), "{shown}");
 }

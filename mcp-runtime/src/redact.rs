@@ -11,10 +11,18 @@
 //!   one). Only secrets a machine drew at random get a fingerprint (tokens an authorization
 //!   server issued, session ids): 32 bits of the hash of a value a person chose (a password,
 //!   a client secret, a header value) would let anyone holding the log confirm a guess.
+//! - [`MASK`] (`***`) replaces a secret inside a longer text: the password of a URL, the
+//!   value of a sensitive query parameter or command-line flag.
+//! - [`is_sensitive_name`] tells whether a parameter, flag, header or member named so
+//!   carries a secret; [`url`] masks by it.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use sha2::Digest as _;
+
+/// What stands for a secret inside a longer text (a URL, a command line).
+pub(crate) const MASK: &str = "***";
 
 /// The stand-in of a secret in `Debug` (and `Display`) output.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,6 +69,121 @@ impl fmt::Debug for Redacted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
+}
+
+/// Whether a query parameter, command-line flag, header or JSON member named `name` carries
+/// a secret (ASCII case and leading dashes ignored): `code`, `state`, `key`, `auth`,
+/// `cookie` and the like, or any name containing `token`, `secret`, `password`, `api_key`,
+/// `credential`, `assertion`, `signature`, `session` or `private`. Erring on the side of
+/// hiding: `token_type` is hidden too.
+pub(crate) fn is_sensitive_name(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "code",
+        "state",
+        "key",
+        "sig",
+        "pwd",
+        "pass",
+        "auth",
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
+        "code_verifier",
+    ];
+    const PARTS: &[&str] = &[
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "apikey",
+        "api_key",
+        "api-key",
+        "credential",
+        "assertion",
+        "signature",
+        "session",
+        "private",
+    ];
+    let name = name.trim().trim_start_matches('-').to_ascii_lowercase();
+    EXACT.contains(&name.as_str()) || PARTS.iter().any(|part| name.contains(part))
+}
+
+/// `text` (a URL, or what was meant to be one) with its secrets masked: the password of its
+/// userinfo (`https://user:***@host`; userinfo without a password, often a token, is masked
+/// whole) and the values of its query and fragment parameters with a
+/// [sensitive name](is_sensitive_name) (`?code=***&state=***`). The rest is kept as it was,
+/// so the URL still says where the request went.
+pub(crate) fn url(text: &str) -> Cow<'_, str> {
+    let (before_fragment, fragment) = split(text, '#');
+    let (base, query) = split(before_fragment, '?');
+    let userinfo = base.find("://").and_then(|scheme_end| {
+        let start = scheme_end + 3;
+        let authority_end = base[start..].find('/').map_or(base.len(), |i| start + i);
+        let at = base[start..authority_end].rfind('@')?;
+        Some((start, start + at))
+    });
+    let query_masked = query.map(parameters);
+    let fragment_masked = fragment.map(parameters);
+    let changed = userinfo.is_some()
+        || matches!(query_masked, Some(Cow::Owned(_)))
+        || matches!(fragment_masked, Some(Cow::Owned(_)));
+    if !changed {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    match userinfo {
+        Some((start, at)) => {
+            out.push_str(&base[..start]);
+            if let Some((user, _)) = base[start..at].split_once(':') {
+                out.push_str(user);
+                out.push(':');
+            }
+            out.push_str(MASK);
+            out.push_str(&base[at..]);
+        }
+        None => out.push_str(base),
+    }
+    if let Some(query) = query_masked {
+        out.push('?');
+        out.push_str(&query);
+    }
+    if let Some(fragment) = fragment_masked {
+        out.push('#');
+        out.push_str(&fragment);
+    }
+    Cow::Owned(out)
+}
+
+/// `text` split at the first `c` (excluded).
+fn split(text: &str, c: char) -> (&str, Option<&str>) {
+    match text.split_once(c) {
+        Some((before, after)) => (before, Some(after)),
+        None => (text, None),
+    }
+}
+
+/// `name=value&…` with the values of sensitive names masked.
+fn parameters(text: &str) -> Cow<'_, str> {
+    let sensitive = |piece: &str| {
+        piece.split_once('=').is_some_and(|(name, value)| {
+            !value.is_empty()
+                && is_sensitive_name(
+                    &percent_encoding::percent_decode_str(name).decode_utf8_lossy(),
+                )
+        })
+    };
+    if !text.split('&').any(sensitive) {
+        return Cow::Borrowed(text);
+    }
+    let pieces: Vec<Cow<'_, str>> = text
+        .split('&')
+        .map(|piece| match piece.split_once('=') {
+            Some((name, _)) if sensitive(piece) => Cow::Owned(format!("{name}={MASK}")),
+            _ => Cow::Borrowed(piece),
+        })
+        .collect();
+    Cow::Owned(pieces.join("&"))
 }
 
 #[cfg(test)]

@@ -283,14 +283,17 @@ pub enum TokenValidator {
 impl std::fmt::Debug for TokenValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Jwt { jwks_url } => f.debug_struct("Jwt").field("jwks_url", jwks_url).finish(),
+            Self::Jwt { jwks_url } => f
+                .debug_struct("Jwt")
+                .field("jwks_url", &crate::redact::url(jwks_url))
+                .finish(),
             Self::Introspection {
                 url,
                 client_id,
                 client_secret,
             } => f
                 .debug_struct("Introspection")
-                .field("url", url)
+                .field("url", &crate::redact::url(url))
                 .field("client_id", client_id)
                 .field(
                     "client_secret",
@@ -311,7 +314,8 @@ fn absolute_url(what: &str, value: &str) -> Result<reqwest::Url, Error> {
             Ok(url)
         }
         _ => Err(Error::Config(format!(
-            "OAuth: {what} `{value}` is not an absolute http(s) URL without a fragment"
+            "OAuth: {what} `{}` is not an absolute http(s) URL without a fragment",
+            crate::redact::url(value)
         ))),
     }
 }

@@ -262,3 +262,135 @@ async fn store_errors_do_not_name_the_session() {
     let shown = error_hides(&e, &[id]);
     assert!(shown.contains(&fingerprint_of(id)), "{shown}");
 }
+
+// ------------------------------------------------------------------------------- helpers
+
+#[test]
+fn sensitive_names() {
+    for name in [
+        "code",
+        "STATE",
+        "client_secret",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_assertion",
+        "subject_token",
+        "code_verifier",
+        "password",
+        "--api-key",
+        "-token",
+        "GITHUB_PERSONAL_ACCESS_TOKEN",
+        "Authorization",
+        "mcp-session-id",
+        "X-Amz-Signature",
+        "private_key",
+    ] {
+        assert!(is_sensitive_name(name), "{name}");
+    }
+    for name in [
+        "client_id",
+        "redirect_uri",
+        "code_challenge",
+        "scope",
+        "resource",
+        "--port",
+        "LOG_LEVEL",
+        "error",
+    ] {
+        assert!(!is_sensitive_name(name), "{name}");
+    }
+}
+
+#[test]
+fn urls_keep_where_they_lead_and_lose_their_secrets() {
+    assert_eq!(
+        url("https://as.example.com/token"),
+        "https://as.example.com/token"
+    );
+    assert!(matches!(
+        url("https://as.example.com/a?client_id=c&scope=x#top"),
+        Cow::Borrowed(_)
+    ));
+    assert_eq!(
+        url("https://app.example/cb?code=AUTHCODE&state=STATE&iss=https%3A%2F%2Fas"),
+        "https://app.example/cb?code=***&state=***&iss=https%3A%2F%2Fas"
+    );
+    assert_eq!(
+        url("https://as.example/t?client_id=c&client%5Fsecret=S3CRET&x"),
+        "https://as.example/t?client_id=c&client%5Fsecret=***&x"
+    );
+    assert_eq!(
+        url("https://app.example/cb#access_token=AT&token_type=bearer&expires_in=60"),
+        "https://app.example/cb#access_token=***&token_type=***&expires_in=60"
+    );
+    assert_eq!(
+        url("redis://user:p%40ss@cache:6379/0?api_key=K"),
+        "redis://user:***@cache:6379/0?api_key=***"
+    );
+    assert_eq!(
+        url("https://ghp_TOKEN@github.com/x/y"),
+        "https://***@github.com/x/y"
+    );
+    // An `@` in the path or query is not userinfo.
+    assert_eq!(
+        url("https://example.com/users/@me?q=a@b"),
+        "https://example.com/users/@me?q=a@b"
+    );
+    assert_eq!(url("not a url ?token=T"), "not a url ?token=***");
+    assert_eq!(url("/mcp?session=S&x=1"), "/mcp?session=***&x=1");
+}
+
+#[test]
+fn request_context_hides_query_secrets_and_the_session_id() {
+    let (parts, ()) = http::Request::builder()
+        .uri("/mcp?token=QUERY-TOKEN&tenant=acme")
+        .body(())
+        .unwrap()
+        .into_parts();
+    let mut ctx = crate::RequestContext::new(crate::protocol::Era::Legacy, "2025-06-18", parts);
+    let id = "0123456789abcdef0123456789abcdef";
+    ctx.session = Some(crate::HttpSession::new(
+        id.into(),
+        crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
+        Arc::default(),
+    ));
+    ctx.auth = Some(crate::AuthContext::new().with_token("BEARER-TOKEN"));
+    let shown = debug_hides(&ctx, &["QUERY-TOKEN", id, "BEARER-TOKEN"]);
+    assert!(shown.contains("tenant=acme"), "{shown}");
+}
+
+#[test]
+fn config_errors_mask_url_credentials() {
+    use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult};
+    struct Svc;
+    impl crate::AdvancedService for Svc {
+        async fn on_list_tools(
+            &self,
+            _: Option<String>,
+            _: &crate::RequestContext,
+        ) -> Result<ListToolsResult, crate::ServerError> {
+            Ok(ListToolsResult::new(Vec::new()))
+        }
+        async fn on_call_tool(
+            &self,
+            _: CallToolParams,
+            _: &crate::RequestContext,
+        ) -> Result<CallToolResponse, crate::ServerError> {
+            Err(crate::ServerError::method_not_found())
+        }
+    }
+    // A fragment makes the resource invalid; the message quotes it.
+    let bad = crate::auth::OAuthConfig::new("https://admin:URL-PASSWORD@mcp.example/mcp#x")
+        .authorization_server(crate::auth::AuthorizationServer::jwt(
+            "https://as.example",
+            "https://as.example/jwks",
+        ));
+    let e = crate::Server::builder(Svc)
+        .info("svc", "1")
+        .oauth(bad)
+        .build()
+        .unwrap_err();
+    let shown = error_hides(&e, &["URL-PASSWORD"]);
+    assert!(shown.contains("mcp.example"), "{shown}");
+}

@@ -11,10 +11,11 @@
 //!   one). Only secrets a machine drew at random get a fingerprint (tokens an authorization
 //!   server issued, session ids): 32 bits of the hash of a value a person chose (a password,
 //!   a client secret, a header value) would let anyone holding the log confirm a guess.
+//! - [`Names`] shows named secrets (headers, environment variables, users) by name only.
 //! - [`MASK`] (`***`) replaces a secret inside a longer text: the password of a URL, the
 //!   value of a sensitive query parameter or command-line flag.
 //! - [`is_sensitive_name`] tells whether a parameter, flag, header or member named so
-//!   carries a secret; [`url`] masks by it.
+//!   carries a secret; [`url`] and [`args`] mask by it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -68,6 +69,24 @@ impl fmt::Display for Redacted {
 impl fmt::Debug for Redacted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+/// `Debug` of named secrets (headers, environment variables, users and their passwords) as
+/// a map from each name to `<redacted>`.
+pub(crate) struct Names<K>(Vec<K>);
+
+impl<K: fmt::Debug> Names<K> {
+    pub(crate) fn new(names: impl IntoIterator<Item = K>) -> Self {
+        Self(names.into_iter().collect())
+    }
+}
+
+impl<K: fmt::Debug> fmt::Debug for Names<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.iter().map(|name| (name, Redacted::HIDDEN)))
+            .finish()
     }
 }
 
@@ -184,6 +203,53 @@ fn parameters(text: &str) -> Cow<'_, str> {
         })
         .collect();
     Cow::Owned(pieces.join("&"))
+}
+
+/// Command-line arguments with their secrets masked: the value of a flag with a
+/// [sensitive name](is_sensitive_name) (`--api-key ***`, `--token=***`) and the secrets of
+/// URL arguments ([`url`]). A secret passed as a bare argument cannot be told from any other
+/// argument and stays visible: pass secrets in the environment.
+#[cfg(feature = "client")]
+pub(crate) fn args<'a>(args: impl IntoIterator<Item = Cow<'a, str>>) -> Vec<Cow<'a, str>> {
+    let mut mask_next = false;
+    args.into_iter()
+        .map(|arg| {
+            if std::mem::take(&mut mask_next) {
+                return Cow::Borrowed(MASK);
+            }
+            match arg.split_once('=') {
+                Some((flag, value))
+                    if flag.starts_with('-') && !value.is_empty() && is_sensitive_name(flag) =>
+                {
+                    Cow::Owned(format!("{flag}={MASK}"))
+                }
+                _ => {
+                    mask_next =
+                        arg.starts_with('-') && !arg.contains('=') && is_sensitive_name(&arg);
+                    match url(&arg) {
+                        Cow::Borrowed(_) => arg,
+                        Cow::Owned(masked) => Cow::Owned(masked),
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// `e` with the secrets of the URL it quotes masked ([`url`]): reqwest's message ends with
+/// `for url (…)`, query included.
+#[cfg(any(feature = "client", feature = "oauth"))]
+pub(crate) fn reqwest_error(mut e: reqwest::Error) -> reqwest::Error {
+    let Some(quoted) = e.url_mut() else {
+        return e;
+    };
+    if let Cow::Owned(masked) = url(quoted.as_str()) {
+        match reqwest::Url::parse(&masked) {
+            Ok(masked) => *quoted = masked,
+            Err(_) => return e.without_url(),
+        }
+    }
+    e
 }
 
 #[cfg(test)]

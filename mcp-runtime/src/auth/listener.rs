@@ -11,7 +11,7 @@ use subtle::ConstantTimeEq as _;
 use super::AuthError;
 use super::jws::{Expected, Jws};
 use crate::error::Error;
-use crate::redact::Redacted;
+use crate::redact::Names;
 use crate::session::Owner;
 use crate::transport::ListenerOwner;
 
@@ -48,13 +48,7 @@ impl std::fmt::Debug for ListenerAuth {
         match &self.kind {
             Method::Basic(users) => f
                 .debug_struct("Basic")
-                .field(
-                    "users",
-                    &users
-                        .iter()
-                        .map(|(user, _)| (user, Redacted::HIDDEN))
-                        .collect::<Vec<_>>(),
-                )
+                .field("users", &Names::new(users.iter().map(|(user, _)| user)))
                 .finish(),
             Method::Jwt {
                 issuer, audience, ..

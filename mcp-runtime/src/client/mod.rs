@@ -256,6 +256,9 @@ pub(crate) struct Inner {
 /// [`list_tools`](Self::list_tools) or [`call`](Self::call) (or use the free function
 /// [`connect`](fn@connect), which does both with the defaults). Cloning is cheap and clones
 /// share the connection and the `tools/list` cache.
+///
+/// `Debug`, and the errors that quote the endpoint, mask the URL's password and the values
+/// of credential-like query parameters (`?api_key=***`).
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -264,7 +267,7 @@ pub struct Client {
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("url", &self.inner.url.as_str())
+            .field("url", &crate::redact::url(self.inner.url.as_str()))
             .field("config", &self.inner.config)
             .field("connection", &self.connection())
             .finish()
@@ -313,8 +316,10 @@ impl Client {
     /// # Ok::<(), mcp::client::ClientError>(())
     /// ```
     pub fn new(url: impl AsRef<str>, config: ClientConfig) -> Result<Self, ClientError> {
-        let url = reqwest::Url::parse(url.as_ref())
-            .map_err(|e| ClientError::Config(format!("invalid URL {:?}: {e}", url.as_ref())))?;
+        let url = reqwest::Url::parse(url.as_ref()).map_err(|e| {
+            let shown = crate::redact::url(url.as_ref());
+            ClientError::Config(format!("invalid URL {shown:?}: {e}"))
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(ClientError::Config(format!(
                 "the URL scheme must be http or https, not {:?}",

@@ -68,7 +68,103 @@ fn redacted_shows_a_fingerprint_or_nothing() {
     assert_eq!(Redacted::fingerprint("").to_string(), "<empty>");
 }
 
-// ------------------------------------------------------------------- configured secrets
+#[test]
+fn sensitive_names() {
+    for name in [
+        "code",
+        "STATE",
+        "client_secret",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_assertion",
+        "subject_token",
+        "code_verifier",
+        "password",
+        "--api-key",
+        "-token",
+        "GITHUB_PERSONAL_ACCESS_TOKEN",
+        "Authorization",
+        "mcp-session-id",
+        "X-Amz-Signature",
+        "private_key",
+    ] {
+        assert!(is_sensitive_name(name), "{name}");
+    }
+    for name in [
+        "client_id",
+        "redirect_uri",
+        "code_challenge",
+        "scope",
+        "resource",
+        "--port",
+        "LOG_LEVEL",
+        "error",
+    ] {
+        assert!(!is_sensitive_name(name), "{name}");
+    }
+}
+
+#[test]
+fn urls_keep_where_they_lead_and_lose_their_secrets() {
+    assert_eq!(
+        url("https://as.example.com/token"),
+        "https://as.example.com/token"
+    );
+    assert!(matches!(
+        url("https://as.example.com/a?client_id=c&scope=x#top"),
+        Cow::Borrowed(_)
+    ));
+    assert_eq!(
+        url("https://app.example/cb?code=AUTHCODE&state=STATE&iss=https%3A%2F%2Fas"),
+        "https://app.example/cb?code=***&state=***&iss=https%3A%2F%2Fas"
+    );
+    assert_eq!(
+        url("https://as.example/t?client_id=c&client%5Fsecret=S3CRET&x"),
+        "https://as.example/t?client_id=c&client%5Fsecret=***&x"
+    );
+    assert_eq!(
+        url("https://app.example/cb#access_token=AT&token_type=bearer&expires_in=60"),
+        "https://app.example/cb#access_token=***&token_type=***&expires_in=60"
+    );
+    assert_eq!(
+        url("redis://user:p%40ss@cache:6379/0?api_key=K"),
+        "redis://user:***@cache:6379/0?api_key=***"
+    );
+    assert_eq!(
+        url("https://ghp_TOKEN@github.com/x/y"),
+        "https://***@github.com/x/y"
+    );
+    // An `@` in the path or query is not userinfo.
+    assert_eq!(
+        url("https://example.com/users/@me?q=a@b"),
+        "https://example.com/users/@me?q=a@b"
+    );
+    assert_eq!(url("not a url ?token=T"), "not a url ?token=***");
+    assert_eq!(url("/mcp?session=S&x=1"), "/mcp?session=***&x=1");
+}
+
+#[test]
+fn arguments_lose_flagged_secrets() {
+    let given = [
+        "-y",
+        "@scope/server",
+        "--api-key",
+        "K1",
+        "--token=K2",
+        "--port",
+        "8080",
+        "postgres://app:K3@db/app",
+        "--password",
+    ];
+    let shown = args(given.iter().map(|a| Cow::Borrowed(*a))).join(" ");
+    assert_eq!(
+        shown,
+        "-y @scope/server --api-key *** --token=*** --port 8080 postgres://app:***@db/app --password"
+    );
+}
+
+// ------------------------------------------------------------------ server configuration
 
 #[test]
 fn request_state_keys_are_never_shown() {
@@ -106,12 +202,226 @@ fn introspection_credentials_are_hidden() {
 }
 
 #[test]
+fn config_errors_mask_url_credentials() {
+    use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult};
+    struct Svc;
+    impl crate::AdvancedService for Svc {
+        async fn on_list_tools(
+            &self,
+            _: Option<String>,
+            _: &crate::RequestContext,
+        ) -> Result<ListToolsResult, crate::ServerError> {
+            Ok(ListToolsResult::new(Vec::new()))
+        }
+        async fn on_call_tool(
+            &self,
+            _: CallToolParams,
+            _: &crate::RequestContext,
+        ) -> Result<CallToolResponse, crate::ServerError> {
+            Err(crate::ServerError::method_not_found())
+        }
+    }
+    // A fragment makes the resource invalid; the message quotes it.
+    let bad = crate::auth::OAuthConfig::new("https://admin:URL-PASSWORD@mcp.example/mcp#x")
+        .authorization_server(crate::auth::AuthorizationServer::jwt(
+            "https://as.example",
+            "https://as.example/jwks",
+        ));
+    let e = crate::Server::builder(Svc)
+        .info("svc", "1")
+        .oauth(bad)
+        .build()
+        .unwrap_err();
+    let shown = error_hides(&e, &["URL-PASSWORD"]);
+    assert!(shown.contains("mcp.example"), "{shown}");
+}
+
+// ----------------------------------------------------------------------- server requests
+
+#[test]
+fn auth_context_shows_who_but_not_the_token() {
+    let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+    let claims = json!({
+        "sub": "alice",
+        "iss": "https://as.example",
+        "exp": 1_900_000_000,
+        "email": "alice@example.com",
+        "secret_claim": "CLAIM-VALUE",
+    });
+    let auth = crate::AuthContext::new()
+        .with_subject("alice")
+        .with_issuer("https://as.example")
+        .with_client_id("app")
+        .with_scopes(["files:read"])
+        .with_claims(claims.as_object().unwrap().clone())
+        .with_token(token);
+    let shown = debug_hides(&auth, &[token, "c2lnbmF0dXJl", "CLAIM-VALUE", "alice@"]);
+    for visible in [
+        "alice",
+        "https://as.example",
+        "app",
+        "files:read",
+        "1900000000",
+        "secret_claim",
+        &fingerprint_of(token),
+    ] {
+        assert!(shown.contains(visible), "{visible}: {shown}");
+    }
+    assert!(format!("{:?}", crate::AuthContext::new()).contains("<empty>"));
+}
+
+#[test]
+fn http_session_shows_a_fingerprint_of_its_id() {
+    let id = "0123456789abcdef0123456789abcdef";
+    let session = crate::HttpSession::new(
+        id.into(),
+        crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
+        Arc::default(),
+    );
+    let shown = debug_hides(&session, &[id]);
+    assert!(shown.contains(&fingerprint_of(id)), "{shown}");
+}
+
+#[test]
+fn created_sessions_show_fingerprints() {
+    let created = crate::session::Created {
+        id: "11111111111111111111111111111111".into(),
+        evicted: vec!["22222222222222222222222222222222".into()],
+    };
+    let shown = debug_hides(&created, &[&created.id, &created.evicted[0]]);
+    assert!(shown.contains(&fingerprint_of(&created.id)), "{shown}");
+}
+
+#[tokio::test]
+async fn store_errors_do_not_name_the_session() {
+    use crate::session::SessionStore as _;
+    let id = "0123456789abcdef0123456789abcdef";
+    let e = crate::session::MemoryStore::new()
+        .set(id, "k", json!(1))
+        .await
+        .unwrap_err();
+    let shown = error_hides(&e, &[id]);
+    assert!(shown.contains(&fingerprint_of(id)), "{shown}");
+}
+
+#[test]
+fn request_context_hides_query_secrets_and_the_session_id() {
+    let (parts, ()) = http::Request::builder()
+        .uri("/mcp?token=QUERY-TOKEN&tenant=acme")
+        .body(())
+        .unwrap()
+        .into_parts();
+    let mut ctx = crate::RequestContext::new(crate::protocol::Era::Legacy, "2025-06-18", parts);
+    let id = "0123456789abcdef0123456789abcdef";
+    ctx.session = Some(crate::HttpSession::new(
+        id.into(),
+        crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
+        Arc::default(),
+    ));
+    ctx.auth = Some(crate::AuthContext::new().with_token("BEARER-TOKEN"));
+    let shown = debug_hides(&ctx, &["QUERY-TOKEN", id, "BEARER-TOKEN"]);
+    assert!(shown.contains("tenant=acme"), "{shown}");
+}
+
+// -------------------------------------------------------------------------------- client
+
+#[test]
+fn http_config_hides_header_values() {
+    use http::{HeaderName, HeaderValue};
+    let http = crate::client::HttpConfig::new()
+        .header(
+            http::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer HEADER-TOKEN"),
+        )
+        .header(
+            HeaderName::from_static("x-api-key"),
+            HeaderValue::from_static("HEADER-KEY"),
+        );
+    let shown = debug_hides(&http, &["HEADER-TOKEN", "HEADER-KEY"]);
+    assert!(shown.contains("x-api-key"), "{shown}");
+    let config = crate::client::ClientConfig::new().http(http);
+    debug_hides(&config, &["HEADER-TOKEN", "HEADER-KEY"]);
+}
+
+#[test]
 fn static_tokens_are_hidden() {
     debug_hides(
         &crate::client::StaticToken::new("STATIC-TOKEN"),
         &["STATIC-TOKEN"],
     );
 }
+
+#[test]
+fn client_hides_url_secrets() {
+    let config = crate::client::ClientConfig::new().http(crate::client::HttpConfig::new().header(
+        http::header::AUTHORIZATION,
+        http::HeaderValue::from_static("Bearer HEADER-TOKEN"),
+    ));
+    let client =
+        crate::client::Client::new("https://mcp.example/mcp?api_key=URL-KEY&region=eu", config)
+            .unwrap();
+    let shown = debug_hides(&client, &["URL-KEY", "HEADER-TOKEN"]);
+    assert!(shown.contains("region=eu"), "{shown}");
+    let e = crate::client::Client::new(
+        "https://mcp.example:notaport/mcp?api_key=URL-KEY",
+        crate::client::ClientConfig::new(),
+    )
+    .unwrap_err();
+    error_hides(&e, &["URL-KEY"]);
+}
+
+#[tokio::test]
+async fn transport_errors_mask_the_url() {
+    // Nothing listens on port 1: the request fails with a reqwest error quoting the URL.
+    let client = crate::client::Client::new(
+        "http://127.0.0.1:1/mcp?api_key=URL-KEY",
+        crate::client::ClientConfig::new().timeout(Duration::from_secs(5)),
+    )
+    .unwrap();
+    let e = client
+        .connect(crate::client::ConnectOptions::default())
+        .await
+        .unwrap_err();
+    let shown = error_hides(&e, &["URL-KEY"]);
+    assert!(shown.contains("127.0.0.1:1"), "{shown}");
+}
+
+#[test]
+fn stdio_commands_hide_environment_values_and_flagged_secrets() {
+    let command = crate::client::StdioCommand::new("npx")
+        .args([
+            "-y",
+            "@scope/server",
+            "--api-key",
+            "ARG-KEY",
+            "--token=ARG-TOKEN",
+        ])
+        .env("GITHUB_PERSONAL_ACCESS_TOKEN", "ENV-TOKEN")
+        .env("LOG_LEVEL", "ENV-LEVEL");
+    let shown = debug_hides(
+        &command,
+        &["ARG-KEY", "ARG-TOKEN", "ENV-TOKEN", "ENV-LEVEL"],
+    );
+    assert!(
+        shown.contains("@scope/server") && shown.contains("GITHUB_PERSONAL_ACCESS_TOKEN"),
+        "{shown}"
+    );
+}
+
+#[tokio::test]
+async fn spawn_errors_hide_flagged_secrets() {
+    let command = crate::client::StdioCommand::new("/nonexistent/mcp-server").args([
+        "--api-key",
+        "ARG-KEY",
+        "--token=ARG-TOKEN",
+        "--verbose",
+    ]);
+    let e = crate::client::connect_stdio(command).await.unwrap_err();
+    let shown = error_hides(&e, &["ARG-KEY", "ARG-TOKEN"]);
+    assert!(shown.contains("/nonexistent/mcp-server"), "{shown}");
+}
+
+// -------------------------------------------------------------------------- client OAuth
 
 /// A test-only P-256 key (the one of `examples/tests/keys/ec1.pem`).
 const EC_KEY: &str = "-----BEGIN PRIVATE KEY-----
@@ -193,204 +503,4 @@ fn stored_tokens_show_fingerprints() {
     let store = MemoryTokenStore::new();
     store.save("https://mcp.example/mcp", token);
     debug_hides(&store, &["ACCESS-TOKEN", "REFRESH-TOKEN"]);
-}
-
-// -------------------------------------------------------------------------------- server
-
-#[test]
-fn auth_context_shows_who_but_not_the_token() {
-    let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
-    let claims = json!({
-        "sub": "alice",
-        "iss": "https://as.example",
-        "exp": 1_900_000_000,
-        "email": "alice@example.com",
-        "secret_claim": "CLAIM-VALUE",
-    });
-    let auth = crate::AuthContext::new()
-        .with_subject("alice")
-        .with_issuer("https://as.example")
-        .with_client_id("app")
-        .with_scopes(["files:read"])
-        .with_claims(claims.as_object().unwrap().clone())
-        .with_token(token);
-    let shown = debug_hides(&auth, &[token, "c2lnbmF0dXJl", "CLAIM-VALUE", "alice@"]);
-    for visible in [
-        "alice",
-        "https://as.example",
-        "app",
-        "files:read",
-        "1900000000",
-        "secret_claim",
-        &fingerprint_of(token),
-    ] {
-        assert!(shown.contains(visible), "{visible}: {shown}");
-    }
-    assert!(format!("{:?}", crate::AuthContext::new()).contains("<empty>"));
-}
-
-#[test]
-fn http_session_shows_a_fingerprint_of_its_id() {
-    let id = "0123456789abcdef0123456789abcdef";
-    let session = crate::HttpSession::new(
-        id.into(),
-        crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
-        Arc::default(),
-    );
-    let shown = debug_hides(&session, &[id]);
-    assert!(shown.contains(&fingerprint_of(id)), "{shown}");
-}
-
-#[test]
-fn created_sessions_show_fingerprints() {
-    let created = crate::session::Created {
-        id: "11111111111111111111111111111111".into(),
-        evicted: vec!["22222222222222222222222222222222".into()],
-    };
-    let shown = debug_hides(&created, &[&created.id, &created.evicted[0]]);
-    assert!(shown.contains(&fingerprint_of(&created.id)), "{shown}");
-}
-
-#[tokio::test]
-async fn store_errors_do_not_name_the_session() {
-    use crate::session::SessionStore as _;
-    let id = "0123456789abcdef0123456789abcdef";
-    let e = crate::session::MemoryStore::new()
-        .set(id, "k", json!(1))
-        .await
-        .unwrap_err();
-    let shown = error_hides(&e, &[id]);
-    assert!(shown.contains(&fingerprint_of(id)), "{shown}");
-}
-
-// ------------------------------------------------------------------------------- helpers
-
-#[test]
-fn sensitive_names() {
-    for name in [
-        "code",
-        "STATE",
-        "client_secret",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "client_assertion",
-        "subject_token",
-        "code_verifier",
-        "password",
-        "--api-key",
-        "-token",
-        "GITHUB_PERSONAL_ACCESS_TOKEN",
-        "Authorization",
-        "mcp-session-id",
-        "X-Amz-Signature",
-        "private_key",
-    ] {
-        assert!(is_sensitive_name(name), "{name}");
-    }
-    for name in [
-        "client_id",
-        "redirect_uri",
-        "code_challenge",
-        "scope",
-        "resource",
-        "--port",
-        "LOG_LEVEL",
-        "error",
-    ] {
-        assert!(!is_sensitive_name(name), "{name}");
-    }
-}
-
-#[test]
-fn urls_keep_where_they_lead_and_lose_their_secrets() {
-    assert_eq!(
-        url("https://as.example.com/token"),
-        "https://as.example.com/token"
-    );
-    assert!(matches!(
-        url("https://as.example.com/a?client_id=c&scope=x#top"),
-        Cow::Borrowed(_)
-    ));
-    assert_eq!(
-        url("https://app.example/cb?code=AUTHCODE&state=STATE&iss=https%3A%2F%2Fas"),
-        "https://app.example/cb?code=***&state=***&iss=https%3A%2F%2Fas"
-    );
-    assert_eq!(
-        url("https://as.example/t?client_id=c&client%5Fsecret=S3CRET&x"),
-        "https://as.example/t?client_id=c&client%5Fsecret=***&x"
-    );
-    assert_eq!(
-        url("https://app.example/cb#access_token=AT&token_type=bearer&expires_in=60"),
-        "https://app.example/cb#access_token=***&token_type=***&expires_in=60"
-    );
-    assert_eq!(
-        url("redis://user:p%40ss@cache:6379/0?api_key=K"),
-        "redis://user:***@cache:6379/0?api_key=***"
-    );
-    assert_eq!(
-        url("https://ghp_TOKEN@github.com/x/y"),
-        "https://***@github.com/x/y"
-    );
-    // An `@` in the path or query is not userinfo.
-    assert_eq!(
-        url("https://example.com/users/@me?q=a@b"),
-        "https://example.com/users/@me?q=a@b"
-    );
-    assert_eq!(url("not a url ?token=T"), "not a url ?token=***");
-    assert_eq!(url("/mcp?session=S&x=1"), "/mcp?session=***&x=1");
-}
-
-#[test]
-fn request_context_hides_query_secrets_and_the_session_id() {
-    let (parts, ()) = http::Request::builder()
-        .uri("/mcp?token=QUERY-TOKEN&tenant=acme")
-        .body(())
-        .unwrap()
-        .into_parts();
-    let mut ctx = crate::RequestContext::new(crate::protocol::Era::Legacy, "2025-06-18", parts);
-    let id = "0123456789abcdef0123456789abcdef";
-    ctx.session = Some(crate::HttpSession::new(
-        id.into(),
-        crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
-        Arc::default(),
-    ));
-    ctx.auth = Some(crate::AuthContext::new().with_token("BEARER-TOKEN"));
-    let shown = debug_hides(&ctx, &["QUERY-TOKEN", id, "BEARER-TOKEN"]);
-    assert!(shown.contains("tenant=acme"), "{shown}");
-}
-
-#[test]
-fn config_errors_mask_url_credentials() {
-    use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult};
-    struct Svc;
-    impl crate::AdvancedService for Svc {
-        async fn on_list_tools(
-            &self,
-            _: Option<String>,
-            _: &crate::RequestContext,
-        ) -> Result<ListToolsResult, crate::ServerError> {
-            Ok(ListToolsResult::new(Vec::new()))
-        }
-        async fn on_call_tool(
-            &self,
-            _: CallToolParams,
-            _: &crate::RequestContext,
-        ) -> Result<CallToolResponse, crate::ServerError> {
-            Err(crate::ServerError::method_not_found())
-        }
-    }
-    // A fragment makes the resource invalid; the message quotes it.
-    let bad = crate::auth::OAuthConfig::new("https://admin:URL-PASSWORD@mcp.example/mcp#x")
-        .authorization_server(crate::auth::AuthorizationServer::jwt(
-            "https://as.example",
-            "https://as.example/jwks",
-        ));
-    let e = crate::Server::builder(Svc)
-        .info("svc", "1")
-        .oauth(bad)
-        .build()
-        .unwrap_err();
-    let shown = error_hides(&e, &["URL-PASSWORD"]);
-    assert!(shown.contains("mcp.example"), "{shown}");
 }

@@ -15,7 +15,7 @@
 //! - [`MASK`] (`***`) replaces a secret inside a longer text: the password of a URL, the
 //!   value of a sensitive query parameter or command-line flag.
 //! - [`is_sensitive_name`] tells whether a parameter, flag, header or member named so
-//!   carries a secret; [`url`] and [`args`] mask by it.
+//!   carries a secret; [`url`] and [`args`] mask by it, [`JsonMembers`] hides by it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -74,14 +74,17 @@ impl fmt::Debug for Redacted {
 
 /// `Debug` of named secrets (headers, environment variables, users and their passwords) as
 /// a map from each name to `<redacted>`.
+#[cfg(any(feature = "client", feature = "oauth"))]
 pub(crate) struct Names<K>(Vec<K>);
 
+#[cfg(any(feature = "client", feature = "oauth"))]
 impl<K: fmt::Debug> Names<K> {
     pub(crate) fn new(names: impl IntoIterator<Item = K>) -> Self {
         Self(names.into_iter().collect())
     }
 }
 
+#[cfg(any(feature = "client", feature = "oauth"))]
 impl<K: fmt::Debug> fmt::Debug for Names<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()
@@ -236,9 +239,31 @@ pub(crate) fn args<'a>(args: impl IntoIterator<Item = Cow<'a, str>>) -> Vec<Cow<
         .collect()
 }
 
+/// `Debug` of a JSON object with the value of every member with a
+/// [sensitive name](is_sensitive_name) shown as `<redacted>` (members of nested objects are
+/// shown as they are).
+#[cfg(all(feature = "client", feature = "oauth"))]
+pub(crate) struct JsonMembers<'a>(pub(crate) &'a serde_json::Map<String, serde_json::Value>);
+
+#[cfg(all(feature = "client", feature = "oauth"))]
+impl fmt::Debug for JsonMembers<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.iter().map(|(name, value)| {
+                let shown: &dyn fmt::Debug = if is_sensitive_name(name) {
+                    &Redacted::HIDDEN
+                } else {
+                    value
+                };
+                (name, shown)
+            }))
+            .finish()
+    }
+}
+
 /// `e` with the secrets of the URL it quotes masked ([`url`]): reqwest's message ends with
 /// `for url (…)`, query included.
-#[cfg(any(feature = "client", feature = "oauth"))]
+#[cfg(feature = "client")]
 pub(crate) fn reqwest_error(mut e: reqwest::Error) -> reqwest::Error {
     let Some(quoted) = e.url_mut() else {
         return e;

@@ -164,6 +164,16 @@ fn arguments_lose_flagged_secrets() {
     );
 }
 
+#[test]
+fn json_members_hide_sensitive_values() {
+    let object = json!({"error": "invalid_grant", "access_token": "AT", "max_age": 60});
+    let shown = debug_hides(&JsonMembers(object.as_object().unwrap()), &["AT"]);
+    assert!(
+        shown.contains("invalid_grant") && shown.contains("60"),
+        "{shown}"
+    );
+}
+
 // ------------------------------------------------------------------ server configuration
 
 #[test]
@@ -503,4 +513,58 @@ fn stored_tokens_show_fingerprints() {
     let store = MemoryTokenStore::new();
     store.save("https://mcp.example/mcp", token);
     debug_hides(&store, &["ACCESS-TOKEN", "REFRESH-TOKEN"]);
+}
+
+#[test]
+fn oauth_error_responses_hide_token_members() {
+    use crate::client::oauth::{OAuthError, OAuthErrorResponse, OAuthTokenError};
+    let body = json!({
+        "error": "invalid_grant",
+        "error_description": "the code was used",
+        "access_token": "LEAKED-TOKEN",
+        "max_age": 60,
+    });
+    let response = OAuthErrorResponse::from_json(&body).unwrap();
+    let shown = debug_hides(&response, &["LEAKED-TOKEN"]);
+    assert!(shown.contains("max_age"), "{shown}");
+    let e = OAuthError::Token(OAuthTokenError::new(
+        "https://as.example/token",
+        400,
+        Some(response),
+    ));
+    error_hides(&e, &["LEAKED-TOKEN"]);
+}
+
+#[tokio::test]
+async fn oauth_http_errors_mask_the_url() {
+    use crate::client::oauth::OAuthHttp;
+    let http = OAuthHttp::standalone(Duration::from_secs(5)).unwrap();
+    let url = reqwest::Url::parse("http://127.0.0.1:1/token?client_secret=URL-SECRET&x=1").unwrap();
+    let e = http
+        .post_form(&url, &[("grant_type", "client_credentials")], None)
+        .await
+        .err()
+        .unwrap();
+    let shown = error_hides(&e, &["URL-SECRET"]);
+    assert!(shown.contains("127.0.0.1:1"), "{shown}");
+    let e = http.get_metadata(&url).await.unwrap_err();
+    error_hides(&e, &["URL-SECRET"]);
+    let insecure = reqwest::Url::parse("http://as.example/cb?code=AUTH-CODE").unwrap();
+    let e = http.get_metadata(&insecure).await.unwrap_err();
+    error_hides(&e, &["AUTH-CODE"]);
+}
+
+#[tokio::test]
+async fn authorization_errors_mask_the_url() {
+    use crate::client::oauth::{AuthorizationHandler as _, ProgrammaticAuthorization};
+    let handler = ProgrammaticAuthorization::new("http://127.0.0.1:8765/callback")
+        .timeout(Duration::from_secs(5));
+    let e = handler
+        .authorize(
+            "http://127.0.0.1:1/authorize?client_id=app&state=STATE-VALUE&code_challenge=abc",
+        )
+        .await
+        .unwrap_err();
+    let shown = error_hides(&e, &["STATE-VALUE"]);
+    assert!(shown.contains("client_id=app"), "{shown}");
 }

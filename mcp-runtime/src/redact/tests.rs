@@ -333,6 +333,30 @@ fn request_context_hides_query_secrets_and_the_session_id() {
     assert!(shown.contains("tenant=acme"), "{shown}");
 }
 
+#[test]
+fn bus_messages_show_fingerprints_of_session_ids() {
+    use crate::notify::{BusEvent, BusMessage};
+    let id = "0123456789abcdef0123456789abcdef";
+    for event in [
+        BusEvent::SessionMessage {
+            session: id.into(),
+            message: r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.into(),
+        },
+        BusEvent::Answer {
+            session: id.into(),
+            id: "7".into(),
+            answer: Ok(json!({})),
+        },
+    ] {
+        let message = BusMessage {
+            origin: "replica-1".into(),
+            event,
+        };
+        let shown = debug_hides(&message, &[id]);
+        assert!(shown.contains(&fingerprint_of(id)), "{shown}");
+    }
+}
+
 // -------------------------------------------------------------------------------- client
 
 #[test]

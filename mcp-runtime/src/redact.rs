@@ -11,6 +11,7 @@
 //!   one). Only secrets a machine drew at random get a fingerprint (tokens an authorization
 //!   server issued, session ids): 32 bits of the hash of a value a person chose (a password,
 //!   a client secret, a header value) would let anyone holding the log confirm a guess.
+//! - [`mark_sensitive_headers`] makes `http`'s own `Debug` hide a request's credentials.
 //! - [`Names`] shows named secrets (headers, environment variables, users) by name only.
 //! - [`MASK`] (`***`) replaces a secret inside a longer text: the password of a URL, the
 //!   value of a sensitive query parameter or command-line flag.
@@ -90,6 +91,26 @@ impl<K: fmt::Debug> fmt::Debug for Names<K> {
         f.debug_map()
             .entries(self.0.iter().map(|name| (name, Redacted::HIDDEN)))
             .finish()
+    }
+}
+
+/// Marks the credential headers of a request (`Authorization`, `Proxy-Authorization`,
+/// `Cookie`, `Mcp-Session-Id`) sensitive, so that `Debug` of the `HeaderMap` or
+/// `http::request::Parts` a tool binds shows `Sensitive` instead of their values. Other
+/// headers are left as they are (an `X-Api-Key` of a custom layer shows).
+pub(crate) fn mark_sensitive_headers(headers: &mut http::HeaderMap) {
+    use http::header::{AUTHORIZATION, COOKIE, Entry, PROXY_AUTHORIZATION};
+    for name in [
+        AUTHORIZATION,
+        PROXY_AUTHORIZATION,
+        COOKIE,
+        crate::protocol::headers::MCP_SESSION_ID,
+    ] {
+        if let Entry::Occupied(mut values) = headers.entry(name) {
+            for value in values.iter_mut() {
+                value.set_sensitive(true);
+            }
+        }
     }
 }
 

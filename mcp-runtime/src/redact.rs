@@ -17,6 +17,12 @@
 //!   value of a sensitive query parameter or command-line flag.
 //! - [`is_sensitive_name`] tells whether a parameter, flag, header or member named so
 //!   carries a secret; [`url`] and [`args`] mask by it, [`JsonMembers`] hides by it.
+//!
+//! Decisions: a **session id** is treated as a secret (shown as a fingerprint), since
+//! whoever holds the id of a session without an owner can use it; the fingerprint still
+//! tells sessions apart in a log. An `AuthContext`'s **claims** are not secret but may be
+//! personal data: its `Debug` names them without their values. A future key type (a DPoP
+//! key) shows as [`Redacted::HIDDEN`], like the client's `private_key_jwt` key.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -105,17 +105,15 @@ impl<K: fmt::Debug> fmt::Debug for Names<K> {
 /// `http::request::Parts` a tool binds shows `Sensitive` instead of their values. Other
 /// headers are left as they are (an `X-Api-Key` of a custom layer shows).
 pub(crate) fn mark_sensitive_headers(headers: &mut http::HeaderMap) {
-    use http::header::{AUTHORIZATION, COOKIE, Entry, PROXY_AUTHORIZATION};
-    for name in [
-        AUTHORIZATION,
-        PROXY_AUTHORIZATION,
-        COOKIE,
-        crate::protocol::headers::MCP_SESSION_ID,
-    ] {
-        if let Entry::Occupied(mut values) = headers.entry(name) {
-            for value in values.iter_mut() {
-                value.set_sensitive(true);
-            }
+    use http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
+    // A walk rather than lookups: no hashing, and `HeaderMap::entry` may grow the map.
+    for (name, value) in headers.iter_mut() {
+        if name == AUTHORIZATION
+            || name == PROXY_AUTHORIZATION
+            || name == COOKIE
+            || name == crate::protocol::headers::MCP_SESSION_ID
+        {
+            value.set_sensitive(true);
         }
     }
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-
 use sha2::Digest as _;
 
 use super::*;
@@ -166,8 +165,8 @@ fn arguments_lose_flagged_secrets() {
 
 #[test]
 fn json_members_hide_sensitive_values() {
-    let object = json!({"error": "invalid_grant", "access_token": "AT", "max_age": 60});
-    let shown = debug_hides(&JsonMembers(object.as_object().unwrap()), &["AT"]);
+    let object = json!({"error": "invalid_grant", "access_token": "LEAKED-AT", "max_age": 60});
+    let shown = debug_hides(&JsonMembers(object.as_object().unwrap()), &["LEAKED-AT"]);
     assert!(
         shown.contains("invalid_grant") && shown.contains("60"),
         "{shown}"
@@ -176,13 +175,38 @@ fn json_members_hide_sensitive_values() {
 
 // ------------------------------------------------------------------ server configuration
 
+/// A service with no tools, for the server's configuration and its errors.
+struct Svc;
+
+impl crate::AdvancedService for Svc {
+    async fn on_list_tools(
+        &self,
+        _: Option<String>,
+        _: &crate::RequestContext,
+    ) -> Result<crate::protocol::ListToolsResult, crate::ServerError> {
+        Ok(crate::protocol::ListToolsResult::new(Vec::new()))
+    }
+    async fn on_call_tool(
+        &self,
+        _: crate::protocol::CallToolParams,
+        _: &crate::RequestContext,
+    ) -> Result<crate::protocol::CallToolResponse, crate::ServerError> {
+        Err(crate::ServerError::method_not_found())
+    }
+}
+
 #[test]
 fn request_state_keys_are_never_shown() {
     // 32 bytes of 0xAB: `{:?}` of the key itself would show `171, 171, …`.
     let key = vec![0xAB_u8; 32];
     let signer =
         crate::state::Signer::new(std::slice::from_ref(&key), Duration::from_secs(60)).unwrap();
-    debug_hides(&signer, &["171", "ab, ab", "abab"]);
+    debug_hides(&signer, &["171"]);
+    let builder = crate::Server::builder(Svc)
+        .info("svc", "1")
+        .request_state_keys([&key]);
+    debug_hides(&builder, &["171"]);
+    debug_hides(&builder.build().unwrap(), &["171"]);
 }
 
 #[test]
@@ -213,24 +237,6 @@ fn introspection_credentials_are_hidden() {
 
 #[test]
 fn config_errors_mask_url_credentials() {
-    use crate::protocol::{CallToolParams, CallToolResponse, ListToolsResult};
-    struct Svc;
-    impl crate::AdvancedService for Svc {
-        async fn on_list_tools(
-            &self,
-            _: Option<String>,
-            _: &crate::RequestContext,
-        ) -> Result<ListToolsResult, crate::ServerError> {
-            Ok(ListToolsResult::new(Vec::new()))
-        }
-        async fn on_call_tool(
-            &self,
-            _: CallToolParams,
-            _: &crate::RequestContext,
-        ) -> Result<CallToolResponse, crate::ServerError> {
-            Err(crate::ServerError::method_not_found())
-        }
-    }
     // A fragment makes the resource invalid; the message quotes it.
     let bad = crate::auth::OAuthConfig::new("https://admin:URL-PASSWORD@mcp.example/mcp#x")
         .authorization_server(crate::auth::AuthorizationServer::jwt(

@@ -12,6 +12,7 @@ pub mod dispatch;
 mod error;
 pub mod notify;
 pub mod protocol;
+mod redact;
 pub mod schema;
 pub mod session;
 mod state;

@@ -89,7 +89,10 @@ pub struct Signer {
 impl std::fmt::Debug for Signer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Signer")
-            .field("keys", &self.keys.len())
+            .field(
+                "keys",
+                &vec![crate::redact::Redacted::HIDDEN; self.keys.len()],
+            )
             .field("ttl", &self.ttl)
             .finish()
     }

@@ -190,3 +190,57 @@ fn an_advanced_service_needs_a_name() {
         "invalid service configuration: the server has no name: call ServerBuilder::info(name, version)"
     );
 }
+
+struct Shown;
+
+#[mcp::service(name = "shown", version = "1.0.0")]
+impl Shown {
+    /// What `Debug` shows of the caller, the headers and the request parts.
+    pub fn debug(
+        &self,
+        caller: Option<mcp::AuthContext>,
+        headers: http::HeaderMap,
+        parts: http::request::Parts,
+    ) -> String {
+        format!("{caller:?}\n{headers:?}\n{parts:#?}")
+    }
+}
+
+/// A layer that takes the bearer token as the caller's credential.
+async fn bearer_caller(mut request: Request, next: Next) -> axum::response::Response {
+    let token = request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    if let Some(token) = token {
+        let caller = mcp::AuthContext::new()
+            .with_issuer("gateway")
+            .with_subject("alice")
+            .with_token(token);
+        request.extensions_mut().insert(caller);
+    }
+    next.run(request).await
+}
+
+#[tokio::test]
+async fn debug_of_what_a_tool_binds_shows_no_credential() {
+    let server = mcp::Server::builder(Shown).build().unwrap();
+    let app = mcp::transport::router("/mcp", server).layer(middleware::from_fn(bearer_caller));
+    let call = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "debug", "arguments": {}}),
+    );
+    let mut request = modern_request(&call);
+    let headers = request.headers_mut();
+    headers.insert("authorization", "Bearer BEARER-SECRET".parse().unwrap());
+    headers.insert("cookie", "sid=COOKIE-SECRET".parse().unwrap());
+    headers.insert("x-tenant", "acme".parse().unwrap());
+    let shown = text(&send(&app, request).await);
+    assert!(shown.contains("alice") && shown.contains("acme"), "{shown}");
+    for secret in ["BEARER-SECRET", "COOKIE-SECRET"] {
+        assert!(!shown.contains(secret), "{secret}: {shown}");
+    }
+}

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::error::Error;
+use crate::redact::Redacted;
 
 /// How an OAuth protected resource validates bearer tokens: which authorization servers it
 /// trusts, which scopes every request needs, and how scopes imply each other.
@@ -259,7 +260,7 @@ impl AuthorizationServer {
     }
 }
 
-/// How an authorization server's tokens are validated.
+/// How an authorization server's tokens are validated. `Debug` never shows the client secret.
 #[derive(Clone)]
 #[non_exhaustive]
 pub enum TokenValidator {
@@ -282,12 +283,22 @@ pub enum TokenValidator {
 impl std::fmt::Debug for TokenValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Jwt { jwks_url } => f.debug_struct("Jwt").field("jwks_url", jwks_url).finish(),
-            Self::Introspection { url, client_id, .. } => f
+            Self::Jwt { jwks_url } => f
+                .debug_struct("Jwt")
+                .field("jwks_url", &crate::redact::url(jwks_url))
+                .finish(),
+            Self::Introspection {
+                url,
+                client_id,
+                client_secret,
+            } => f
                 .debug_struct("Introspection")
-                .field("url", url)
+                .field("url", &crate::redact::url(url))
                 .field("client_id", client_id)
-                .field("client_secret", &"<redacted>")
+                .field(
+                    "client_secret",
+                    &client_secret.as_ref().map(|_| Redacted::HIDDEN),
+                )
                 .finish(),
         }
     }
@@ -303,7 +314,8 @@ fn absolute_url(what: &str, value: &str) -> Result<reqwest::Url, Error> {
             Ok(url)
         }
         _ => Err(Error::Config(format!(
-            "OAuth: {what} `{value}` is not an absolute http(s) URL without a fragment"
+            "OAuth: {what} `{}` is not an absolute http(s) URL without a fragment",
+            crate::redact::url(value)
         ))),
     }
 }

@@ -11,6 +11,7 @@ use subtle::ConstantTimeEq as _;
 use super::AuthError;
 use super::jws::{Expected, Jws};
 use crate::error::Error;
+use crate::redact::Names;
 use crate::session::Owner;
 use crate::transport::ListenerOwner;
 
@@ -19,6 +20,7 @@ use crate::transport::ListenerOwner;
 /// accepted when any configured method accepts it. A legacy session, and a request state,
 /// belong to the caller that created it: the Basic user name, or the issuer, client and
 /// subject of a JWT (a JWT naming neither a subject nor a client gets no session).
+/// `Debug` shows the user names, never the passwords.
 ///
 /// ```
 /// use mcp::auth::ListenerAuth;
@@ -46,8 +48,8 @@ impl std::fmt::Debug for ListenerAuth {
         match &self.kind {
             Method::Basic(users) => f
                 .debug_struct("Basic")
-                .field("users", &users.iter().map(|(u, _)| u).collect::<Vec<_>>())
-                .finish_non_exhaustive(),
+                .field("users", &Names::new(users.iter().map(|(user, _)| user)))
+                .finish(),
             Method::Jwt {
                 issuer, audience, ..
             } => f

@@ -219,7 +219,7 @@ impl<T: TokenProvider> DynTokenProvider for T {
     }
 }
 
-/// A fixed bearer token.
+/// A fixed bearer token. `Debug` never shows it.
 #[derive(Clone)]
 pub struct StaticToken(String);
 
@@ -232,7 +232,9 @@ impl StaticToken {
 
 impl std::fmt::Debug for StaticToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StaticToken(..)")
+        f.debug_tuple("StaticToken")
+            .field(&crate::redact::Redacted::HIDDEN)
+            .finish()
     }
 }
 

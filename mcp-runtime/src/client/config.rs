@@ -11,6 +11,7 @@ use super::elicitation::ElicitationHandler;
 use super::handlers::{FixedRoots, RootsProvider, SamplingHandler, ServerRequestHandlers};
 use super::notifications::ServerNotification;
 use crate::protocol::{ClientCapabilities, Implementation, Root};
+use crate::redact::Names;
 
 /// Which protocol era the client speaks: the type the server uses too.
 pub use crate::ProtocolMode;
@@ -67,8 +68,9 @@ impl ResultCacheConfig {
     }
 }
 
-/// HTTP settings: timeouts, extra headers, TLS (rustls) and size limits.
-#[derive(Clone, Debug)]
+/// HTTP settings: timeouts, extra headers, TLS (rustls) and size limits. `Debug` shows the
+/// names of the extra headers, not their values (they are usually credentials).
+#[derive(Clone)]
 #[must_use]
 pub struct HttpConfig {
     pub(crate) timeout: Duration,
@@ -95,6 +97,22 @@ impl Default for HttpConfig {
             max_event_bytes: 16 << 20,
             user_agent: None,
         }
+    }
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("headers", &Names::new(self.headers.keys()))
+            .field("root_certificates", &self.root_certificates.len())
+            .field("built_in_roots", &self.built_in_roots)
+            .field("accept_invalid_certs", &self.accept_invalid_certs)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_event_bytes", &self.max_event_bytes)
+            .field("user_agent", &self.user_agent)
+            .finish()
     }
 }
 

@@ -184,7 +184,7 @@ pub(crate) fn request_error(e: reqwest::Error, timeout: Duration) -> ClientError
         TransportError::Timeout(timeout).into()
     } else {
         TransportError::Request {
-            source: Box::new(e),
+            source: Box::new(crate::redact::reqwest_error(e)),
         }
         .into()
     }
@@ -242,8 +242,11 @@ impl Inner {
             }
         }
         if !extra.contains_key(AUTHORIZATION)
-            && let Some(v) = token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
+            && let Some(mut v) =
+                token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
         {
+            // Never indexed by HTTP/2 header compression, never shown by `Debug`.
+            v.set_sensitive(true);
             h.insert(AUTHORIZATION, v);
         }
         h

@@ -120,8 +120,9 @@ use exchange::{Call, Reply, Wire};
 use crate::protocol::CallToolResult;
 use crate::protocol::{Era, Implementation, JsonObject, ServerCapabilities};
 
-/// What [`Client::connect`] established.
-#[derive(Clone, Debug, PartialEq)]
+/// What [`Client::connect`] established. `Debug` shows a fingerprint of the session id
+/// (`<redacted sha256:1a2b3c4d>`), not the id.
+#[derive(Clone, PartialEq)]
 pub struct ConnectionInfo {
     era: Era,
     protocol_version: String,
@@ -129,6 +130,25 @@ pub struct ConnectionInfo {
     capabilities: ServerCapabilities,
     instructions: Option<String>,
     session_id: Option<String>,
+}
+
+impl std::fmt::Debug for ConnectionInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionInfo")
+            .field("era", &self.era)
+            .field("protocol_version", &self.protocol_version)
+            .field("server_info", &self.server_info)
+            .field("capabilities", &self.capabilities)
+            .field("instructions", &self.instructions)
+            .field(
+                "session_id",
+                &self
+                    .session_id
+                    .as_ref()
+                    .map(crate::redact::Redacted::fingerprint),
+            )
+            .finish()
+    }
 }
 
 impl ConnectionInfo {
@@ -236,6 +256,9 @@ pub(crate) struct Inner {
 /// [`list_tools`](Self::list_tools) or [`call`](Self::call) (or use the free function
 /// [`connect`](fn@connect), which does both with the defaults). Cloning is cheap and clones
 /// share the connection and the `tools/list` cache.
+///
+/// `Debug`, and the errors that quote the endpoint, mask the URL's password and the values
+/// of credential-like query parameters (`?api_key=***`).
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -244,7 +267,7 @@ pub struct Client {
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("url", &self.inner.url.as_str())
+            .field("url", &crate::redact::url(self.inner.url.as_str()))
             .field("config", &self.inner.config)
             .field("connection", &self.connection())
             .finish()
@@ -293,8 +316,10 @@ impl Client {
     /// # Ok::<(), mcp::client::ClientError>(())
     /// ```
     pub fn new(url: impl AsRef<str>, config: ClientConfig) -> Result<Self, ClientError> {
-        let url = reqwest::Url::parse(url.as_ref())
-            .map_err(|e| ClientError::Config(format!("invalid URL {:?}: {e}", url.as_ref())))?;
+        let url = reqwest::Url::parse(url.as_ref()).map_err(|e| {
+            let shown = crate::redact::url(url.as_ref());
+            ClientError::Config(format!("invalid URL {shown:?}: {e}"))
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(ClientError::Config(format!(
                 "the URL scheme must be http or https, not {:?}",
@@ -597,6 +622,24 @@ mod tests {
 
     use super::*;
     use crate::protocol::ClientCapabilities;
+
+    #[test]
+    fn connection_info_shows_a_fingerprint_of_the_session_id() {
+        let id = "0123456789abcdef0123456789abcdef";
+        let info = ConnectionInfo {
+            era: Era::Legacy,
+            protocol_version: "2025-06-18".into(),
+            server_info: Some(Implementation::new("s", "1")),
+            capabilities: ServerCapabilities::default(),
+            instructions: None,
+            session_id: Some(id.into()),
+        };
+        let shown = crate::redact::tests::debug_hides(&info, &[id]);
+        assert!(
+            shown.contains("<redacted sha256:") && shown.contains("2025-06-18"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn client_is_clone_send_sync() {

@@ -94,7 +94,9 @@ pub(crate) struct SecretKeys(pub(crate) Vec<Vec<u8>>);
 
 impl std::fmt::Debug for SecretKeys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "[{} key(s), redacted]", self.0.len())
+        f.debug_list()
+            .entries(self.0.iter().map(|_| crate::redact::Redacted::HIDDEN))
+            .finish()
     }
 }
 

@@ -16,6 +16,10 @@ use crate::session::HttpSession;
 /// [`session`](Self::session), headers, `_meta`, client capabilities); basic tools bind
 /// those pieces as runtime parameters (`Option<mcp::AuthContext>`, `mcp::HttpSession`,
 /// `http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
+///
+/// `Debug` shows the era, version, method, URI (the values of query parameters that look
+/// like credentials, such as `token` or `api_key`, masked `***`) and the session (by a
+/// fingerprint of its id); not the headers nor the caller's credential.
 #[derive(Clone)]
 pub struct RequestContext {
     pub(crate) era: Era,
@@ -41,7 +45,10 @@ impl std::fmt::Debug for RequestContext {
             .field("era", &self.era)
             .field("protocol_version", &self.protocol_version)
             .field("method", &self.parts.method)
-            .field("uri", &self.parts.uri)
+            .field(
+                "uri",
+                &format_args!("{}", crate::redact::url(&self.parts.uri.to_string())),
+            )
             .field("session", &self.session)
             .finish_non_exhaustive()
     }

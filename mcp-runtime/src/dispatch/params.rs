@@ -37,6 +37,14 @@ impl RequestMeta {
 /// subject) owns its legacy sessions and binds its request states, exactly as with OAuth.
 /// A caller that names neither a subject nor a client is treated as anonymous.
 ///
+/// **`Debug`** shows who the caller is and never the credential, so `tracing::debug!(?auth)`
+/// is safe: the subject, issuer, client, scopes, the token's expiry (its `exp` claim), the
+/// *names* of its claims (their values may be personal data; read `auth.claims` for them)
+/// and, instead of the token, its fingerprint `<redacted sha256:1a2b3c4d>` — the first 8 hex
+/// digits of its SHA-256, which `printf %s "$TOKEN" | sha256sum | cut -c1-8` reproduces (and
+/// which the client's `StoredToken` shows too). A
+/// default context shows `<empty>` for its token.
+///
 /// ```
 /// use axum::extract::Request;
 /// use axum::middleware::{self, Next};
@@ -69,7 +77,7 @@ impl RequestMeta {
 /// # let _ = app;
 /// # Ok::<(), mcp::Error>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct AuthContext {
     /// The token's subject (`sub`).
@@ -84,6 +92,20 @@ pub struct AuthContext {
     pub claims: JsonObject,
     /// The raw bearer token.
     pub token: String,
+}
+
+impl std::fmt::Debug for AuthContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthContext")
+            .field("subject", &self.subject)
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("scopes", &self.scopes)
+            .field("exp", &self.claims.get("exp").and_then(Value::as_i64))
+            .field("claims", &self.claims.keys().collect::<Vec<_>>())
+            .field("token", &crate::redact::Redacted::fingerprint(&self.token))
+            .finish()
+    }
 }
 
 impl AuthContext {

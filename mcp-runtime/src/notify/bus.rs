@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::dispatch::BoxFuture;
 use crate::protocol::ErrorObject;
+use crate::redact::Redacted;
 
 /// A change a server announces to its clients.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +43,8 @@ impl Change {
 }
 
 /// What travels on the bus (opaque: serialize it with [`BusMessage::to_json`], read it back
-/// with [`BusMessage::from_json`]).
+/// with [`BusMessage::from_json`]). `Debug` shows the session ids of a legacy session's
+/// messages as fingerprints, as [`HttpSession`](crate::HttpSession) does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BusMessage {
     /// The replica that published it.
@@ -50,7 +52,7 @@ pub struct BusMessage {
     pub(crate) event: BusEvent,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum BusEvent {
     /// A change for every listener and legacy session.
@@ -68,6 +70,35 @@ pub(crate) enum BusEvent {
     },
     /// A tool of a basic service was enabled or disabled at run time.
     ToolEnabled { name: String, enabled: bool },
+}
+
+impl std::fmt::Debug for BusEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Change { change } => f.debug_struct("Change").field("change", change).finish(),
+            Self::Resync => f.write_str("Resync"),
+            Self::SessionMessage { session, message } => f
+                .debug_struct("SessionMessage")
+                .field("session", &Redacted::fingerprint(session))
+                .field("message", message)
+                .finish(),
+            Self::Answer {
+                session,
+                id,
+                answer,
+            } => f
+                .debug_struct("Answer")
+                .field("session", &Redacted::fingerprint(session))
+                .field("id", id)
+                .field("answer", answer)
+                .finish(),
+            Self::ToolEnabled { name, enabled } => f
+                .debug_struct("ToolEnabled")
+                .field("name", name)
+                .field("enabled", enabled)
+                .finish(),
+        }
+    }
 }
 
 impl BusMessage {

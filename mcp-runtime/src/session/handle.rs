@@ -12,6 +12,9 @@ use super::{DynSessionStore, StoreError, Update};
 /// The legacy HTTP session of a request: a key-value store whose values are kept as JSON,
 /// so any [`SessionStore`](super::SessionStore) can hold them.
 ///
+/// Its `Debug` shows a fingerprint of the session id (`<redacted sha256:1a2b3c4d>`), not
+/// the id: whoever holds the id of a session without an owner can use it.
+///
 /// Bind it as `mcp::HttpSession` (legacy requests with a session only) or
 /// `Option<mcp::HttpSession>` (`None` on modern and session-less requests).
 ///
@@ -43,7 +46,7 @@ pub struct HttpSession {
 impl std::fmt::Debug for HttpSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpSession")
-            .field("id", &self.id)
+            .field("id", &crate::redact::Redacted::fingerprint(&*self.id))
             .finish_non_exhaustive()
     }
 }

@@ -111,7 +111,10 @@ fn format_id(id: Id) -> String {
 }
 
 fn no_session(id: &str) -> StoreError {
-    StoreError::new(format!("no session {id}"))
+    StoreError::new(format!(
+        "no session {}",
+        crate::redact::Redacted::fingerprint(id)
+    ))
 }
 
 impl Inner {

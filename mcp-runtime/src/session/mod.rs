@@ -28,6 +28,7 @@ pub use handle::{HttpSession, SessionError};
 pub use memory::MemoryStore;
 
 use crate::error::BoxError;
+use crate::redact::Redacted;
 
 /// Bounds on the sessions of a service.
 ///
@@ -169,13 +170,30 @@ pub struct SessionInfo {
     pub client_capabilities: Value,
 }
 
-/// The result of creating a session.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The result of creating a session. `Debug` shows fingerprints of the session ids, as
+/// [`HttpSession`] does.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Created {
     /// The new session id.
     pub id: String,
     /// Sessions evicted to make room (least recently used of the same pool).
     pub evicted: Vec<String>,
+}
+
+impl std::fmt::Debug for Created {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Created")
+            .field("id", &Redacted::fingerprint(&self.id))
+            .field(
+                "evicted",
+                &self
+                    .evicted
+                    .iter()
+                    .map(Redacted::fingerprint)
+                    .collect::<Vec<_>>(),
+            )
+            .finish()
+    }
 }
 
 /// A store failure (the backing service is unreachable, a value is malformed, the session

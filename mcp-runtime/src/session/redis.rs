@@ -651,7 +651,10 @@ fn decode(key: &str, raw: &str) -> Result<Value, StoreError> {
 }
 
 fn no_session(id: &str) -> StoreError {
-    StoreError::new(format!("no session {id}"))
+    StoreError::new(format!(
+        "no session {}",
+        crate::redact::Redacted::fingerprint(id)
+    ))
 }
 
 fn redis_error(e: ::redis::RedisError) -> StoreError {

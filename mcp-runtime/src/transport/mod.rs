@@ -123,6 +123,8 @@ async fn endpoint(state: Endpoint, mut request: Request<Body>) -> Response {
             .insert(ServiceShutdown(token.clone()));
     }
     let server = state.server;
+    // Handlers may bind the headers or the parts; their `Debug` must not show credentials.
+    crate::redact::mark_sensitive_headers(request.headers_mut());
     let (parts, body) = request.into_parts();
     let modern_only = server.protocol_mode() == ProtocolMode::Modern;
     match parts.method {

@@ -9,8 +9,10 @@ use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
 use super::id_jag::IdentityAssertionContext;
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::BoxFuture;
+use crate::redact::Redacted;
 
-/// How the client authenticates at the token endpoint. `Debug` never shows the secret.
+/// How the client authenticates at the token endpoint. `Debug` shows the method (and the
+/// algorithm of a `private_key_jwt` key), never the secret or the key.
 #[derive(Clone)]
 pub struct ClientAuth(pub(crate) AuthKind);
 
@@ -28,13 +30,20 @@ pub(crate) enum AuthKind {
 
 impl std::fmt::Debug for ClientAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match &self.0 {
-            AuthKind::None => "ClientAuth::None",
-            AuthKind::Secret(_) => "ClientAuth::Secret(..)",
-            AuthKind::Basic(_) => "ClientAuth::ClientSecretBasic(..)",
-            AuthKind::Post(_) => "ClientAuth::ClientSecretPost(..)",
-            AuthKind::Jwt { .. } => "ClientAuth::PrivateKeyJwt(..)",
-        })
+        let secret = match &self.0 {
+            AuthKind::None => return f.write_str("ClientAuth::None"),
+            AuthKind::Secret(_) => "ClientAuth::Secret",
+            AuthKind::Basic(_) => "ClientAuth::ClientSecretBasic",
+            AuthKind::Post(_) => "ClientAuth::ClientSecretPost",
+            AuthKind::Jwt { alg, .. } => {
+                return f
+                    .debug_struct("ClientAuth::PrivateKeyJwt")
+                    .field("alg", alg)
+                    .field("key", &Redacted::HIDDEN)
+                    .finish();
+            }
+        };
+        f.debug_tuple(secret).field(&Redacted::HIDDEN).finish()
     }
 }
 

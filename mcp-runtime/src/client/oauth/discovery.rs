@@ -7,7 +7,7 @@
 use reqwest::Url;
 use serde_json::Value;
 
-use super::error::OAuthError;
+use super::error::{OAuthError, shown};
 use super::http::{OAuthHttp, endpoint};
 use crate::client::AuthChallenge;
 
@@ -197,8 +197,8 @@ pub(crate) async fn discover(
         .ok_or_else(|| OAuthError::invalid(prm_url.as_str(), "the metadata has no resource"))?;
     if !resource_matches(server, advertised) {
         return Err(OAuthError::ResourceMismatch {
-            server: server.to_string(),
-            advertised: advertised.to_owned(),
+            server: shown(server.as_str()),
+            advertised: shown(advertised),
         });
     }
     let listed = strings(&prm, "authorization_servers").unwrap_or_default();
@@ -215,7 +215,7 @@ pub(crate) async fn discover(
             .first()
             .cloned()
             .ok_or_else(|| OAuthError::Discovery {
-                resource: server.to_string(),
+                resource: shown(server.as_str()),
                 reason: format!("{prm_url} lists no authorization_servers"),
             })?,
     };
@@ -228,7 +228,7 @@ pub(crate) async fn discover(
         }
     }
     let metadata = metadata.ok_or_else(|| OAuthError::Discovery {
-        resource: server.to_string(),
+        resource: shown(server.as_str()),
         reason: format!("no metadata found for the authorization server {chosen}"),
     })?;
     // RFC 8414 §3.3: the metadata must name the issuer it was fetched for; anything else

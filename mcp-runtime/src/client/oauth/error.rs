@@ -7,13 +7,26 @@ use serde_json::{Map, Value};
 use crate::client::BoxError;
 
 /// The OAuth error response of a token endpoint (RFC 6749 §5.2): `error`,
-/// `error_description`, `error_uri` and any other members (such as `max_age`).
-#[derive(Clone, Debug, PartialEq)]
+/// `error_description`, `error_uri` and any other members (such as `max_age`). `Debug` hides
+/// the value of a member named like a credential (`access_token`, `id_token`, …), should a
+/// server echo one.
+#[derive(Clone, PartialEq)]
 pub struct OAuthErrorResponse {
     code: String,
     description: Option<String>,
     uri: Option<String>,
     extra: Map<String, Value>,
+}
+
+impl std::fmt::Debug for OAuthErrorResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthErrorResponse")
+            .field("code", &self.code)
+            .field("description", &self.description)
+            .field("uri", &self.uri)
+            .field("extra", &crate::redact::JsonMembers(&self.extra))
+            .finish()
+    }
 }
 
 impl OAuthErrorResponse {
@@ -111,7 +124,7 @@ fn describe(response: Option<&OAuthErrorResponse>) -> String {
 impl OAuthTokenError {
     pub(crate) fn new(endpoint: &str, status: u16, response: Option<OAuthErrorResponse>) -> Self {
         Self(Box::new(TokenRejection {
-            endpoint: endpoint.to_owned(),
+            endpoint: shown(endpoint),
             status,
             response,
         }))
@@ -133,7 +146,10 @@ impl OAuthTokenError {
     }
 }
 
-/// Why an OAuth flow failed. No variant carries a token or a client secret.
+/// Why an OAuth flow failed. No variant carries a token or a client secret, and the URLs
+/// they quote (the `url` fields, the transport error's message) have their credentials
+/// masked: a password, and the values of query parameters such as `code`, `state` or
+/// `client_secret`, read `***`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OAuthError {
@@ -273,8 +289,26 @@ impl OAuthError {
 
     pub(crate) fn invalid(url: &str, reason: impl Into<String>) -> Self {
         Self::InvalidResponse {
-            url: url.to_owned(),
+            url: shown(url),
             reason: reason.into(),
         }
     }
+
+    /// An HTTP exchange with `url` failed.
+    pub(crate) fn http(url: &str, source: reqwest::Error) -> Self {
+        Self::Http {
+            url: shown(url),
+            source: crate::redact::reqwest_error(source),
+        }
+    }
+
+    /// `url` did not answer in time.
+    pub(crate) fn timeout(url: &str) -> Self {
+        Self::Timeout { url: shown(url) }
+    }
+}
+
+/// `url` as the errors quote it: its credentials masked.
+pub(crate) fn shown(url: &str) -> String {
+    crate::redact::url(url).into_owned()
 }

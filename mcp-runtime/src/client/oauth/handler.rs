@@ -99,15 +99,11 @@ impl AuthorizationHandler for ProgrammaticAuthorization {
         let walk = async {
             for _ in 0..5 {
                 check(&url)?;
-                let response =
-                    client
-                        .get(url.clone())
-                        .send()
-                        .await
-                        .map_err(|source| OAuthError::Http {
-                            url: url.to_string(),
-                            source,
-                        })?;
+                let response = client
+                    .get(url.clone())
+                    .send()
+                    .await
+                    .map_err(|source| OAuthError::http(url.as_str(), source))?;
                 let status = response.status().as_u16();
                 if !response.status().is_redirection() {
                     return Err(OAuthError::authorization(format!(
@@ -131,9 +127,7 @@ impl AuthorizationHandler for ProgrammaticAuthorization {
         };
         tokio::time::timeout(self.timeout, walk)
             .await
-            .map_err(|_| OAuthError::Timeout {
-                url: authorization_url.to_owned(),
-            })?
+            .map_err(|_| OAuthError::timeout(authorization_url))?
     }
 }
 
@@ -275,8 +269,6 @@ impl AuthorizationHandler for LoopbackBrowser {
         }
         tokio::time::timeout(self.timeout, self.receive())
             .await
-            .map_err(|_| OAuthError::Timeout {
-                url: self.redirect_uri(),
-            })?
+            .map_err(|_| OAuthError::timeout(&self.redirect_uri()))?
     }
 }

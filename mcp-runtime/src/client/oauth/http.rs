@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
 
-use super::error::OAuthError;
+use super::error::{OAuthError, shown};
 
 /// The largest OAuth document read (metadata, registration, token responses).
 const MAX_DOCUMENT_BYTES: usize = 1 << 20;
@@ -28,10 +28,8 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 
 /// Parses an endpoint URL, refusing anything but HTTPS, or HTTP on loopback.
 pub(crate) fn endpoint(url: &str) -> Result<Url, OAuthError> {
-    let parsed = Url::parse(url).map_err(|e| OAuthError::InvalidResponse {
-        url: url.to_owned(),
-        reason: format!("not a URL: {e}"),
-    })?;
+    let parsed =
+        Url::parse(url).map_err(|e| OAuthError::invalid(url, format!("not a URL: {e}")))?;
     check(&parsed)?;
     Ok(parsed)
 }
@@ -42,7 +40,7 @@ pub(crate) fn check(url: &Url) -> Result<(), OAuthError> {
         "https" => Ok(()),
         "http" if is_loopback(url) => Ok(()),
         _ => Err(OAuthError::InsecureEndpoint {
-            url: url.to_string(),
+            url: shown(url.as_str()),
         }),
     }
 }
@@ -109,12 +107,12 @@ impl OAuthHttp {
             return match (answer.status, answer.json) {
                 (200, Some(json)) => Ok(Some(json)),
                 (200, None) => Err(OAuthError::NotJson {
-                    url: url.to_string(),
+                    url: shown(url.as_str()),
                     status: 200,
                     content_type: answer.content_type,
                 }),
                 (status, _) => Err(OAuthError::Status {
-                    url: url.to_string(),
+                    url: shown(url.as_str()),
                     status,
                 }),
             };
@@ -145,7 +143,12 @@ impl OAuthHttp {
             use base64::Engine as _;
             let pair = format!("{}:{}", form_encode(id), form_encode(secret));
             let value = base64::engine::general_purpose::STANDARD.encode(pair);
-            request = request.header(http::header::AUTHORIZATION, format!("Basic {value}"));
+            let mut value =
+                http::HeaderValue::try_from(format!("Basic {value}")).map_err(|_| {
+                    OAuthError::Config("the client credentials are not a valid header".into())
+                })?;
+            value.set_sensitive(true);
+            request = request.header(http::header::AUTHORIZATION, value);
         }
         let response = self.send(url, request).await?;
         self.read(url, response).await
@@ -170,13 +173,8 @@ impl OAuthHttp {
         request: reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, OAuthError> {
         match tokio::time::timeout(self.timeout, request.send()).await {
-            Err(_) => Err(OAuthError::Timeout {
-                url: url.to_string(),
-            }),
-            Ok(Err(source)) => Err(OAuthError::Http {
-                url: url.to_string(),
-                source,
-            }),
+            Err(_) => Err(OAuthError::timeout(url.as_str())),
+            Ok(Err(source)) => Err(OAuthError::http(url.as_str(), source)),
             Ok(Ok(response)) => Ok(response),
         }
     }
@@ -200,17 +198,8 @@ impl OAuthHttp {
             Ok(true)
         };
         match tokio::time::timeout(self.timeout, read).await {
-            Err(_) => {
-                return Err(OAuthError::Timeout {
-                    url: url.to_string(),
-                });
-            }
-            Ok(Err(source)) => {
-                return Err(OAuthError::Http {
-                    url: url.to_string(),
-                    source,
-                });
-            }
+            Err(_) => return Err(OAuthError::timeout(url.as_str())),
+            Ok(Err(source)) => return Err(OAuthError::http(url.as_str(), source)),
             Ok(Ok(false)) => {
                 return Err(OAuthError::invalid(
                     url.as_str(),

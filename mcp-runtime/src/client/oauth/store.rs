@@ -4,7 +4,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-/// The tokens the client holds for one MCP server. Its `Debug` output never shows them.
+use crate::redact::Redacted;
+
+/// The tokens the client holds for one MCP server. Its `Debug` output never shows them: each
+/// token appears as a fingerprint, `<redacted sha256:1a2b3c4d>` (the first 8 hex digits of
+/// its SHA-256), which tells tokens apart in a log.
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoredToken {
     access_token: String,
@@ -21,10 +25,10 @@ const RENEW_MARGIN: Duration = Duration::from_secs(30);
 impl std::fmt::Debug for StoredToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoredToken")
-            .field("access_token", &"<redacted>")
+            .field("access_token", &Redacted::fingerprint(&self.access_token))
             .field(
                 "refresh_token",
-                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+                &self.refresh_token.as_ref().map(Redacted::fingerprint),
             )
             .field("expires_at", &self.expires_at)
             .field("scopes", &self.scopes)

@@ -12,7 +12,7 @@ use sha2::Digest as _;
 use super::ClientAuth;
 use super::config::AuthKind;
 use super::discovery::ServerMetadata;
-use super::error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
+use super::error::{OAuthError, OAuthErrorResponse, OAuthTokenError, shown};
 use super::http::OAuthHttp;
 use super::store::StoredToken;
 
@@ -152,7 +152,7 @@ pub(crate) async fn request(
     }
     let Some(json) = answer.json else {
         return Err(OAuthError::NotJson {
-            url: url.to_owned(),
+            url: shown(url),
             status: answer.status,
             content_type: answer.content_type,
         });
@@ -236,7 +236,7 @@ pub(crate) async fn register(
     let url = endpoint.as_str();
     if !(200..300).contains(&answer.status) {
         return Err(OAuthError::Registration {
-            url: url.to_owned(),
+            url: shown(url),
             status: answer.status,
             response: answer
                 .json
@@ -246,7 +246,7 @@ pub(crate) async fn register(
         });
     }
     let json = answer.json.ok_or_else(|| OAuthError::NotJson {
-        url: url.to_owned(),
+        url: shown(url),
         status: answer.status,
         content_type: answer.content_type.clone(),
     })?;

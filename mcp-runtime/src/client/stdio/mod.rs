@@ -50,12 +50,19 @@ pub(crate) use process::StdioTransport;
 
 use super::cache::ToolCache;
 use super::{Client, ClientConfig, ClientError, ConnectOptions, Inner, State};
+use crate::redact;
 
 /// The default cap on one line read from the server: 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
 
 /// How to start an MCP server as a child process: program, arguments, environment and
 /// working directory, plus the transport's own settings.
+///
+/// `Debug`, and the errors and logs that quote the command, show the names of the
+/// environment variables set here but not their values, and mask the value of a flag that
+/// names a credential (`--api-key ***`, `--token=***`) and a URL argument's password. A
+/// secret passed as a bare argument cannot be recognised: pass secrets with
+/// [`env`](Self::env).
 ///
 /// ```
 /// use mcp::client::StdioCommand;
@@ -67,7 +74,7 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
 ///     .auto_respawn(true);
 /// assert_eq!(command.program(), "npx");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use]
 pub struct StdioCommand {
     pub(crate) program: OsString,
@@ -152,13 +159,34 @@ impl StdioCommand {
         self
     }
 
+    /// The arguments, with the values of flags like `--api-key` masked.
+    fn shown_args(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        redact::args(self.args.iter().map(|a| a.to_string_lossy()))
+    }
+
+    /// The command line for messages, with the values of flags like `--api-key` masked.
     fn display(&self) -> String {
         let mut s = self.program.to_string_lossy().into_owned();
-        for a in &self.args {
+        for a in self.shown_args() {
             s.push(' ');
-            s.push_str(&a.to_string_lossy());
+            s.push_str(&a);
         }
         s
+    }
+}
+
+impl std::fmt::Debug for StdioCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioCommand")
+            .field("program", &self.program)
+            .field("args", &self.shown_args())
+            .field("env", &redact::Names::new(self.env.iter().map(|(k, _)| k)))
+            .field("env_clear", &self.env_clear)
+            .field("cwd", &self.cwd)
+            .field("auto_respawn", &self.auto_respawn)
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("inherit_stderr", &self.inherit_stderr)
+            .finish()
     }
 }
 

@@ -56,6 +56,7 @@ use crate::protocol::{
     LEGACY_VERSIONS, Message, Notification, Request, RequestEnvelope, RequestId,
     negotiate_legacy_version, serves_modern_version,
 };
+use crate::redact::Redacted;
 use crate::session::{Owner, SessionInfo};
 use frame::{Frame, FrameReader, Source};
 use link::Link;
@@ -600,7 +601,10 @@ impl Connection {
                 for evicted in &created.evicted {
                     self.server.streams().close(evicted);
                 }
-                tracing::debug!(session = %created.id, "stdio session created");
+                tracing::debug!(
+                    session = %Redacted::fingerprint(&created.id),
+                    "stdio session created"
+                );
                 Some(created.id.into())
             }
             Err(e) => {
@@ -634,7 +638,7 @@ async fn open_session(server: &Server, id: &str) -> Option<crate::session::HttpS
     {
         Ok(Some(_)) => server.session_handle(id),
         Ok(None) => {
-            tracing::debug!(session = id, "the stdio session expired");
+            tracing::debug!(session = %Redacted::fingerprint(id), "the stdio session expired");
             None
         }
         Err(e) => {

@@ -198,7 +198,7 @@ async fn legacy_handshake_list_and_call() {
     let list = p
         .call(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))
         .await;
-    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 8);
     assert!(list["result"].get("resultType").is_none());
     let r = p.call(tool_call(2, "echo", json!({"text":"hi"}))).await;
     assert_eq!(

@@ -47,7 +47,7 @@
 //! | [`MCP_304`] | Two resources with the same URI | syntactic (under different `#[cfg]`s, a `compile_error!` under a generated cfg) |
 //! | [`MCP_305`] | Two prompts with the same name | syntactic (under different `#[cfg]`s, a `compile_error!` under a generated cfg) |
 //! | [`MCP_306`] | A prompt argument that is not a string type | trait bound ([`PromptParam`]) |
-//! | [`MCP_307`] | A completer naming a prompt, argument or template that does not exist | syntactic (under `#[cfg]`s, a `compile_error!` under a generated cfg) |
+//! | [`MCP_307`] | A completer naming a prompt, argument or template that does not exist | syntactic (under `#[cfg]`s, a `compile_error!` under a generated cfg); for a prompt's argument, a constant evaluated on the prompt's parameter types |
 //! | [`MCP_308`] | A resource return type that cannot be read | trait bound ([`IntoReadResult`]) |
 //! | [`MCP_309`] | A prompt return type that is not prompt messages | trait bound ([`IntoPromptResult`]) |
 //! | [`MCP_310`] | A completer return type that is not completion values | trait bound ([`IntoCompletion`]) |

@@ -1,6 +1,7 @@
 //! Resources, resource templates, prompts and completers of a basic service: the catalog
 //! (built once), the `ServiceHandler` methods that dispatch to the methods, and the type
-//! checks (MCP_302, MCP_306, MCP_308 … MCP_310).
+//! checks (MCP_302, MCP_306, MCP_308 … MCP_310, and MCP_307 for a completer's prompt
+//! argument).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -8,6 +9,7 @@ use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
 
 use super::{bind_params, call_method, opt_str, spanned_ref, wire_name};
+use crate::diag::{Code, coded};
 use crate::model::{MethodDef, ParamDef, ServiceDef};
 
 /// `true` when the service has any resource, prompt or completer.
@@ -352,6 +354,77 @@ pub fn checks(svc: &ServiceDef) -> TokenStream {
             &|_, _, _| TokenStream::new(),
             quote!(assert_completion_output),
         );
+    }
+    out.extend(completer_arguments(svc));
+    out
+}
+
+/// For each completer of a prompt's argument and each prompt of that name, a constant that
+/// fails to evaluate when the completer's `argument` is not an argument of the prompt
+/// (MCP_307, reported at the `argument` literal, listing the prompt's arguments). Which
+/// parameters are arguments is judged on their types, so a runtime parameter
+/// (`meta: Option<mcp::RequestMeta>`, or an alias of it) is not one. The constant carries
+/// the `#[cfg]`s of both methods: it is evaluated in the builds that have both.
+fn completer_arguments(svc: &ServiceDef) -> TokenStream {
+    let k = &svc.krate;
+    let mut out = TokenStream::new();
+    for c in svc.completers.iter().filter(|c| !c.template) {
+        let target = c.target.value();
+        let argument = c.argument.value();
+        for p in svc.prompts.iter().filter(|p| p.name == target) {
+            let mut fns = TokenStream::new();
+            let mut entries = Vec::new();
+            for (j, param) in p.method.params.iter().enumerate() {
+                let name = wire_name(&param.ident);
+                if param.http_header.is_some() {
+                    entries.push(quote!((#name, false)));
+                    continue;
+                }
+                let f = format_ident!("__mcp_a{}", j);
+                let probe = super::probe_kind(k, &param.ty);
+                fns.extend(quote! {
+                    fn #f() -> impl #k::__private::ArgumentFlag {
+                        #[allow(unused_imports)]
+                        use #k::__private::prelude::*;
+                        #probe
+                    }
+                });
+                entries.push(quote!((#name, #k::__private::argument_flag(#f))));
+            }
+            let message = if p
+                .method
+                .params
+                .iter()
+                .any(|q| wire_name(&q.ident) == argument)
+            {
+                coded(
+                    Code::Mcp307,
+                    format_args!(
+                        "`{argument}` is a runtime parameter of prompt {target:?}, not an argument a client sends"
+                    ),
+                )
+            } else {
+                coded(
+                    Code::Mcp307,
+                    format_args!("prompt {target:?} has no argument `{argument}`"),
+                )
+            };
+            let panic = quote_spanned! {c.argument.span()=>
+                ::core::panic!("{}", __mcp_message.as_str())
+            };
+            let cfg = p.method.cfg_attrs.iter().chain(&c.method.cfg_attrs);
+            out.extend(quote! {
+                #(#cfg)*
+                const _: () = {
+                    #fns
+                    if let ::core::option::Option::Some(__mcp_message) =
+                        &#k::__private::completer_argument(#message, #argument, &[#(#entries),*])
+                    {
+                        #panic
+                    }
+                };
+            });
+        }
     }
     out
 }

@@ -7,6 +7,7 @@
 //! `&&Probe<T>` for the concrete `T` the user wrote, resolved by the compiler (autoref
 //! specialization), so aliases and re-exports are judged by the type they name.
 
+pub mod completion;
 pub mod features;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
@@ -14,6 +15,7 @@ pub mod kinds;
 pub mod output;
 pub mod tools;
 
+pub use completion::*;
 pub use features::*;
 pub use kinds::*;
 pub use output::*;

@@ -99,6 +99,13 @@ impl Platform {
         vec![format!("{prefix}dir")]
     }
 
+    // Compiled out with the prompt it names.
+    #[cfg(any())]
+    #[complete(prompt = "shell", argument = "nothing")]
+    fn nothing(&self, prefix: String) -> Vec<String> {
+        vec![prefix]
+    }
+
     /// Greet someone.
     #[prompt]
     fn greet(&self, name: String) -> String {

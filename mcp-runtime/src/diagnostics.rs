@@ -52,6 +52,7 @@
 //! | [`MCP_309`] | A prompt return type that is not prompt messages | trait bound ([`IntoPromptResult`]) |
 //! | [`MCP_310`] | A completer return type that is not completion values | trait bound ([`IntoCompletion`]) |
 //! | [`MCP_311`] | A resource, prompt or completer method with an unusable signature | syntactic |
+//! | [`MCP_312`] | A template variable whose type cannot be read from text | trait bound ([`TemplateVariable`](crate::TemplateVariable)) |
 //! | [`MCP_WARNING_202`] | A required `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::HttpSession` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
@@ -174,6 +175,9 @@ pub struct MCP_310;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_311.md")]
 pub struct MCP_311;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_312.md")]
+pub struct MCP_312;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_202.md")]
 pub struct MCP_WARNING_202;

@@ -14,12 +14,14 @@ pub mod fuzz;
 pub mod kinds;
 pub mod output;
 pub mod tools;
+pub mod variables;
 
 pub use completion::*;
 pub use features::*;
 pub use kinds::*;
 pub use output::*;
 pub use tools::*;
+pub use variables::*;
 
 pub use crate::dispatch::BoxFuture;
 pub use crate::dispatch::service::{ServiceHandler, ServiceKind};
@@ -60,5 +62,8 @@ pub mod prelude {
         GenericFailure as _, GenericSplit as _, GenericValue as _, NoOutputSchema as _,
         SchemaOutput as _, SpecificFailure as _, SpecificOutputSchema as _, SpecificValue as _,
         SplitResult as _,
+    };
+    pub use super::variables::{
+        DeserializedProbe as _, NotAVariableProbe as _, OptionalParsedProbe as _, ParsedProbe as _,
     };
 }

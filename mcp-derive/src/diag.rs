@@ -71,7 +71,12 @@ impl Code {
 
 /// An error with its code first.
 pub fn error(code: Code, span: Span, message: impl Display) -> syn::Error {
-    syn::Error::new(span, format!("{}: {message}", code.as_str()))
+    syn::Error::new(span, coded(code, message))
+}
+
+/// A message with its code first (for an error emitted later, under a `#[cfg]`).
+pub fn coded(code: Code, message: impl Display) -> String {
+    format!("{}: {message}", code.as_str())
 }
 
 /// An error that is not one of the seed's codes (rules beyond the seed, macro usage).

@@ -28,8 +28,7 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let cx = diag::Ctxt::new();
     let mut svc = parse::service(&cx, args.into(), &mut item);
-    svc.cfg_duplicates = validate::service(&cx, &svc);
-    parse::validate_features(&cx, &svc);
+    svc.cfg_errors = validate::service(&cx, &svc);
     let out = match cx.check() {
         Ok(()) => expand::service(&svc, &item),
         Err(errors) => expand::stub(&svc, &item, errors.to_compile_error()),

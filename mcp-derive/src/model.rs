@@ -95,9 +95,10 @@ pub struct ServiceDef {
     pub legacy_structured_output: Option<bool>,
     /// Basic tools (empty for advanced services).
     pub tools: Vec<ToolDef>,
-    /// Tool names used twice under different `#[cfg]`s: an error only when both cfgs hold,
-    /// so it is emitted under `#[cfg(all(...))]` and judged where cfgs are resolved.
-    pub cfg_duplicates: Vec<CfgDuplicate>,
+    /// Errors whose verdict depends on `#[cfg]`s (a name used twice under different cfgs, a
+    /// completer of a prompt that is compiled out): each is emitted under the `#[cfg(...)]`
+    /// that holds where it is an error and judged where cfgs are resolved.
+    pub cfg_errors: Vec<CfgError>,
     /// `pub(crate)`/`pub(super)` methods with a `&self` receiver that are not tools
     /// (MCP_WARNING_901): the index of the method in the impl and the visibility's span.
     pub restricted: Vec<(usize, Span)>,
@@ -183,11 +184,11 @@ pub struct CompleterDef {
     pub argument: LitStr,
 }
 
-/// A duplicate tool name under two different sets of `#[cfg]`s.
-pub struct CfgDuplicate {
-    /// The cfg predicates of both methods.
-    pub predicates: Vec<proc_macro2::TokenStream>,
-    /// The span of the second name.
+/// An error that holds only in the builds where a cfg predicate does.
+pub struct CfgError {
+    /// The predicate (`all(unix, test)`), emitted as `#[cfg(<predicate>)]`.
+    pub cfg: proc_macro2::TokenStream,
+    /// The span to report at (the second name, the completer's target).
     pub span: Span,
     /// The message.
     pub message: String,

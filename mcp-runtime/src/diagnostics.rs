@@ -44,14 +44,15 @@
 //! | [`MCP_301`] | A resource template variable with no argument of its name | syntactic |
 //! | [`MCP_302`] | A resource method argument that is neither a template variable nor a runtime parameter | trait bound ([`ResourceRuntimeParam`]) |
 //! | [`MCP_303`] | An invalid resource URI or URI template | syntactic |
-//! | [`MCP_304`] | Two resources with the same URI | syntactic |
-//! | [`MCP_305`] | Two prompts with the same name | syntactic |
+//! | [`MCP_304`] | Two resources with the same URI | syntactic (under different `#[cfg]`s, a `compile_error!` under a generated cfg) |
+//! | [`MCP_305`] | Two prompts with the same name | syntactic (under different `#[cfg]`s, a `compile_error!` under a generated cfg) |
 //! | [`MCP_306`] | A prompt argument that is not a string type | trait bound ([`PromptParam`]) |
-//! | [`MCP_307`] | A completer naming a prompt, argument or template that does not exist | syntactic |
+//! | [`MCP_307`] | A completer naming a prompt, argument or template that does not exist | syntactic (under `#[cfg]`s, a `compile_error!` under a generated cfg); for a prompt's argument, a constant evaluated on the prompt's parameter types |
 //! | [`MCP_308`] | A resource return type that cannot be read | trait bound ([`IntoReadResult`]) |
 //! | [`MCP_309`] | A prompt return type that is not prompt messages | trait bound ([`IntoPromptResult`]) |
 //! | [`MCP_310`] | A completer return type that is not completion values | trait bound ([`IntoCompletion`]) |
 //! | [`MCP_311`] | A resource, prompt or completer method with an unusable signature | syntactic |
+//! | [`MCP_312`] | A template variable whose type cannot be read from text | trait bound ([`TemplateVariable`](crate::TemplateVariable)) |
 //! | [`MCP_WARNING_202`] | A required `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::HttpSession` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
@@ -60,13 +61,21 @@
 //! The codes from MCP_301 up are the framework's own rules for resource, prompt and
 //! completer methods, which the seed does not cover; they follow the same mechanisms.
 //!
-//! The macro also rejects, without a code, what the seed has no rule for: duplicate or invalid
-//! tool names (names used by two methods under different `#[cfg]`s are an error only in a
-//! build where both cfgs hold), generic impl blocks, tool methods whose receiver is not
-//! shared (`&self`, `&'a self`, `self: &Self` are; `&mut self`, `self`, `self: Box<Self>` are
-//! not), `unsafe fn` tools, and a second `#[mcp::service]` impl of one type (rustc reports
-//! the duplicate `only_one_mcp_service_impl_per_type` next to the conflicting
-//! `ServiceHandler` impls).
+//! A macro cannot evaluate `#[cfg]`s. Rules that compare two methods (duplicate tool names,
+//! MCP_304, MCP_305, MCP_307) reason about them the same way for every kind: two methods
+//! under the same cfgs are compared now; two methods under different cfgs clash only in the
+//! builds where both exist, so the error is emitted under a generated `#[cfg(all(...))]` and
+//! reads "...: both `#[cfg]`s hold in this build". Methods under mutually exclusive cfgs
+//! (`#[cfg(unix)]` and `#[cfg(not(unix))]`) therefore never clash, and a method whose cfg
+//! never holds clashes with nothing. A completer whose prompt or template is compiled out
+//! where the completer is not is MCP_307 in those builds.
+//!
+//! The macro also rejects, without a code, what the seed has no rule for: duplicate (under
+//! the cfg reasoning above) or invalid tool names, generic impl blocks, tool methods whose
+//! receiver is not shared (`&self`, `&'a self`, `self: &Self` are; `&mut self`, `self`,
+//! `self: Box<Self>` are not), `unsafe fn` tools, and a second `#[mcp::service]` impl of one
+//! type (rustc reports the duplicate `only_one_mcp_service_impl_per_type` next to the
+//! conflicting `ServiceHandler` impls).
 //!
 //! What is *not* an error: in a basic service, associated functions without a receiver
 //! (constructors such as `pub fn new() -> Self`) and `pub` methods marked `#[tool(skip)]` are
@@ -166,6 +175,9 @@ pub struct MCP_310;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_311.md")]
 pub struct MCP_311;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_312.md")]
+pub struct MCP_312;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_202.md")]
 pub struct MCP_WARNING_202;

@@ -57,7 +57,7 @@ pub use protocol::{
 };
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use protocol::{SamplingMessage, SamplingRequest, SamplingResult};
-pub use schema::argument::{HeaderArgument, HeaderParam, ToolArgument};
+pub use schema::argument::{HeaderArgument, HeaderParam, TemplateVariable, ToolArgument};
 pub use session::HttpSession;
 pub use transport::{HttpServer, McpService};
 

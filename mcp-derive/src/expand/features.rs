@@ -1,6 +1,7 @@
 //! Resources, resource templates, prompts and completers of a basic service: the catalog
 //! (built once), the `ServiceHandler` methods that dispatch to the methods, and the type
-//! checks (MCP_302, MCP_306, MCP_308 … MCP_310).
+//! checks (MCP_302, MCP_306, MCP_308 … MCP_310, MCP_312, and MCP_307 for a completer's
+//! prompt argument).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -8,6 +9,7 @@ use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
 
 use super::{bind_params, call_method, opt_str, spanned_ref, wire_name};
+use crate::diag::{Code, coded};
 use crate::model::{MethodDef, ParamDef, ServiceDef};
 
 /// `true` when the service has any resource, prompt or completer.
@@ -19,18 +21,33 @@ fn kind_name(prefix: char, i: usize, j: usize) -> syn::Ident {
     format_ident!("__mcp_{}kind_{}_{}", prefix, i, j)
 }
 
+/// Whether `p` is one of the template variables `vars` (bound by name).
+fn is_variable(p: &ParamDef, vars: &[String]) -> bool {
+    vars.iter().any(|v| p.ident.unraw() == v)
+}
+
+/// `(&&&&Probe::<ty>::NEW).variable_tag()`: how a template variable of type `ty` is read
+/// (MCP_312 when it cannot be), spanned over the type (see [`super::span_range`]).
+fn variable_tag(k: &syn::Path, ty: &syn::Type) -> TokenStream {
+    let (first, last) = super::span_range(ty);
+    let probe = quote_spanned!(first=> (&&&&#k::__private::Probe::<#ty>::NEW));
+    let tag = syn::Ident::new("variable_tag", last);
+    quote_spanned!(last=> #probe.#tag())
+}
+
 /// The kind functions of every parameter of these methods.
 pub fn kind_fns(svc: &ServiceDef) -> TokenStream {
     let k = &svc.krate;
+    let no_vars: &[String] = &[];
     let methods = svc
         .resources
         .iter()
-        .map(|r| ('r', &r.method))
-        .chain(svc.prompts.iter().map(|p| ('p', &p.method)))
-        .chain(svc.completers.iter().map(|c| ('c', &c.method)));
+        .map(|r| ('r', &r.method, &r.vars[..]))
+        .chain(svc.prompts.iter().map(|p| ('p', &p.method, no_vars)))
+        .chain(svc.completers.iter().map(|c| ('c', &c.method, no_vars)));
     let mut counters = [0usize; 3];
     let mut out = TokenStream::new();
-    for (prefix, m) in methods {
+    for (prefix, m, vars) in methods {
         let slot = match prefix {
             'r' => 0,
             'p' => 1,
@@ -39,7 +56,8 @@ pub fn kind_fns(svc: &ServiceDef) -> TokenStream {
         let i = counters[slot];
         counters[slot] += 1;
         for (j, p) in m.params.iter().enumerate() {
-            if p.http_header.is_some() {
+            // Template variables are read from their text (see `arm`), not bound as kinds.
+            if p.http_header.is_some() || is_variable(p, vars) {
                 continue;
             }
             let bound = quote!(#k::__private::Kind);
@@ -149,15 +167,27 @@ pub fn catalog(svc: &ServiceDef) -> TokenStream {
 
 fn arm(
     svc: &ServiceDef,
-    prefix: char,
-    i: usize,
+    (prefix, i): (char, usize),
     m: &MethodDef,
+    vars: &[String],
     pre: TokenStream,
     convert: TokenStream,
 ) -> TokenStream {
     let k = &svc.krate;
     let bind = quote!(#k::__private::Kind::bind);
-    let binds = bind_params(k, &m.params, |j| kind_name(prefix, i, j), &bind);
+    let binds = bind_params(k, &m.params, |j| kind_name(prefix, i, j), &bind)
+        .zip(&m.params)
+        .map(|(bind, p)| {
+            if p.http_header.is_some() || !is_variable(p, vars) {
+                return bind;
+            }
+            let ident = &p.ident;
+            let ty = &p.ty;
+            let mutable = (p.by_ref == Some(true)).then(|| quote!(mut));
+            let name = wire_name(ident);
+            let tag = variable_tag(k, ty);
+            quote!(let #mutable #ident: #ty = #tag.bind(&mut __mcp_call, #name)?;)
+        });
     let call = call_method(&m.ident, &m.params, m.is_async);
     let cfg = &m.cfg_attrs;
     quote! {
@@ -187,12 +217,12 @@ pub fn handler_methods(svc: &ServiceDef) -> TokenStream {
         let convert = quote! {
             (&&#k::__private::Probe::<#ty>::NEW).read_tag().convert(__mcp_out, &params.uri, __mcp_mime)
         };
-        arm(svc, 'r', i, &r.method, TokenStream::new(), convert)
+        arm(svc, ('r', i), &r.method, &r.vars, TokenStream::new(), convert)
     });
     let prompt_arms = svc.prompts.iter().enumerate().map(|(i, p)| {
         let ty = out_ty(&p.method);
         let convert = quote!((&&#k::__private::Probe::<#ty>::NEW).prompt_tag().convert(__mcp_out));
-        arm(svc, 'p', i, &p.method, TokenStream::new(), convert)
+        arm(svc, ('p', i), &p.method, &[], TokenStream::new(), convert)
     });
     let complete_arms = svc.completers.iter().enumerate().map(|(i, c)| {
         let names = c.method.params.iter().enumerate().map(|(j, p)| {
@@ -211,7 +241,7 @@ pub fn handler_methods(svc: &ServiceDef) -> TokenStream {
         let ty = out_ty(&c.method);
         let convert =
             quote!((&&#k::__private::Probe::<#ty>::NEW).completion_tag().convert(__mcp_out));
-        arm(svc, 'c', i, &c.method, pre, convert)
+        arm(svc, ('c', i), &c.method, &[], pre, convert)
     });
     let fut = |t: TokenStream| quote!(#k::BoxFuture<'__mcp_a, ::core::result::Result<#t, #k::ServerError>>);
     let list_res = fut(quote!(#k::ListResourcesResult));
@@ -325,8 +355,14 @@ pub fn checks(svc: &ServiceDef) -> TokenStream {
             format_ident!("__mcp_rcheck_{}", i),
             &r.method,
             &|p, var, range| {
-                if vars.contains(&p.ident.unraw().to_string()) {
-                    return TokenStream::new();
+                if is_variable(p, vars) {
+                    let tag = syn::Ident::new(&format!("{var}_variable"), range.1);
+                    let probe = variable_tag(k, &p.ty);
+                    let arg = spanned_ref(&tag, range);
+                    return quote! {
+                        let #tag = #probe;
+                        #k::__private::assert_template_variable(#arg);
+                    };
                 }
                 let arg = spanned_ref(var, range);
                 quote!(#k::__private::assert_resource_runtime(#arg);)
@@ -352,6 +388,77 @@ pub fn checks(svc: &ServiceDef) -> TokenStream {
             &|_, _, _| TokenStream::new(),
             quote!(assert_completion_output),
         );
+    }
+    out.extend(completer_arguments(svc));
+    out
+}
+
+/// For each completer of a prompt's argument and each prompt of that name, a constant that
+/// fails to evaluate when the completer's `argument` is not an argument of the prompt
+/// (MCP_307, reported at the `argument` literal, listing the prompt's arguments). Which
+/// parameters are arguments is judged on their types, so a runtime parameter
+/// (`meta: Option<mcp::RequestMeta>`, or an alias of it) is not one. The constant carries
+/// the `#[cfg]`s of both methods: it is evaluated in the builds that have both.
+fn completer_arguments(svc: &ServiceDef) -> TokenStream {
+    let k = &svc.krate;
+    let mut out = TokenStream::new();
+    for c in svc.completers.iter().filter(|c| !c.template) {
+        let target = c.target.value();
+        let argument = c.argument.value();
+        for p in svc.prompts.iter().filter(|p| p.name == target) {
+            let mut fns = TokenStream::new();
+            let mut entries = Vec::new();
+            for (j, param) in p.method.params.iter().enumerate() {
+                let name = wire_name(&param.ident);
+                if param.http_header.is_some() {
+                    entries.push(quote!((#name, false)));
+                    continue;
+                }
+                let f = format_ident!("__mcp_a{}", j);
+                let probe = super::probe_kind(k, &param.ty);
+                fns.extend(quote! {
+                    fn #f() -> impl #k::__private::ArgumentFlag {
+                        #[allow(unused_imports)]
+                        use #k::__private::prelude::*;
+                        #probe
+                    }
+                });
+                entries.push(quote!((#name, #k::__private::argument_flag(#f))));
+            }
+            let message = if p
+                .method
+                .params
+                .iter()
+                .any(|q| wire_name(&q.ident) == argument)
+            {
+                coded(
+                    Code::Mcp307,
+                    format_args!(
+                        "`{argument}` is a runtime parameter of prompt {target:?}, not an argument a client sends"
+                    ),
+                )
+            } else {
+                coded(
+                    Code::Mcp307,
+                    format_args!("prompt {target:?} has no argument `{argument}`"),
+                )
+            };
+            let panic = quote_spanned! {c.argument.span()=>
+                ::core::panic!("{}", __mcp_message.as_str())
+            };
+            let cfg = p.method.cfg_attrs.iter().chain(&c.method.cfg_attrs);
+            out.extend(quote! {
+                #(#cfg)*
+                const _: () = {
+                    #fns
+                    if let ::core::option::Option::Some(__mcp_message) =
+                        &#k::__private::completer_argument(#message, #argument, &[#(#entries),*])
+                    {
+                        #panic
+                    }
+                };
+            });
+        }
     }
     out
 }

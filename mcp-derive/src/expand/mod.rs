@@ -35,16 +35,16 @@ pub fn service(svc: &ServiceDef, item: &ItemImpl) -> TokenStream {
     }
 }
 
-/// Items emitted whether or not the macro reported errors: the duplicate-name checks that
-/// depend on cfgs, and a marker that makes a second `#[mcp::service]` impl of the type a
+/// Items emitted whether or not the macro reported errors: the errors that depend on cfgs,
+/// and a marker that makes a second `#[mcp::service]` impl of the type a
 /// readable error.
 fn shared_items(svc: &ServiceDef, generic: bool) -> TokenStream {
     let mut out = TokenStream::new();
-    for dup in &svc.cfg_duplicates {
-        let preds = &dup.predicates;
-        let message = &dup.message;
-        out.extend(quote_spanned! {dup.span=>
-            #[cfg(all(#(#preds),*))]
+    for e in &svc.cfg_errors {
+        let cfg = &e.cfg;
+        let message = &e.message;
+        out.extend(quote_spanned! {e.span=>
+            #[cfg(#cfg)]
             ::core::compile_error! { #message }
         });
     }

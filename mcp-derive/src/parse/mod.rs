@@ -6,7 +6,6 @@ mod attrs;
 mod features;
 mod types;
 
-pub use features::validate as validate_features;
 pub use types::lend;
 
 use darling::util::SpannedValue;
@@ -181,7 +180,7 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         request_state_ttl,
         legacy_structured_output: args.legacy_structured_output.map(|v| *v),
         tools,
-        cfg_duplicates: Vec::new(),
+        cfg_errors: Vec::new(),
         restricted,
         advanced,
         resources: found.resources,

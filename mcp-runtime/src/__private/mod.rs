@@ -7,17 +7,21 @@
 //! `&&Probe<T>` for the concrete `T` the user wrote, resolved by the compiler (autoref
 //! specialization), so aliases and re-exports are judged by the type they name.
 
+pub mod completion;
 pub mod features;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod kinds;
 pub mod output;
 pub mod tools;
+pub mod variables;
 
+pub use completion::*;
 pub use features::*;
 pub use kinds::*;
 pub use output::*;
 pub use tools::*;
+pub use variables::*;
 
 pub use crate::dispatch::BoxFuture;
 pub use crate::dispatch::service::{ServiceHandler, ServiceKind};
@@ -58,5 +62,8 @@ pub mod prelude {
         GenericFailure as _, GenericSplit as _, GenericValue as _, NoOutputSchema as _,
         SchemaOutput as _, SpecificFailure as _, SpecificOutputSchema as _, SpecificValue as _,
         SplitResult as _,
+    };
+    pub use super::variables::{
+        DeserializedProbe as _, NotAVariableProbe as _, OptionalParsedProbe as _, ParsedProbe as _,
     };
 }

@@ -378,16 +378,6 @@ impl<'a> CallArgs<'a> {
             Some(value) => (value, true),
             None => (Value::Null, false),
         };
-        // A template variable is text: a non-string type reads it as JSON (`{id}` → `u32`).
-        let value = match value {
-            Value::String(text) if self.subject == Subject::Resource => {
-                match T::decode(Value::String(text.clone())) {
-                    Ok(v) => return Ok(v),
-                    Err(_) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
-                }
-            }
-            value => value,
-        };
         let problem = match T::decode(value) {
             Ok(v) => return Ok(v),
             Err(e) if present => format!("invalid argument `{name}`: {e}"),
@@ -398,6 +388,33 @@ impl<'a> CallArgs<'a> {
             Subject::Resource => format!("Invalid resource URI for {}: {problem}", self.tool),
             Subject::Tool | Subject::Completer => capitalize(&problem),
         }))
+    }
+
+    /// Takes and reads template variable `name` from its text with `read`.
+    pub fn variable<T>(
+        &mut self,
+        name: &'static str,
+        read: fn(String) -> Result<T, String>,
+    ) -> Result<T, ServerError> {
+        let text = match &mut self.arguments {
+            Cow::Owned(arguments) => arguments.get_mut(name).map(Value::take),
+            Cow::Borrowed(arguments) => arguments.get(name).cloned(),
+        };
+        let problem = match text {
+            Some(Value::String(text)) => {
+                self.taken.push(name);
+                match read(text) {
+                    Ok(value) => return Ok(value),
+                    Err(e) => format!("invalid template variable `{name}`: {e}"),
+                }
+            }
+            // A template matches only URIs that give each of its variables.
+            _ => format!("missing template variable `{name}`"),
+        };
+        Err(ServerError::invalid_params(format!(
+            "Invalid resource URI for {}: {problem}",
+            self.tool
+        )))
     }
 
     /// Rejects arguments no parameter took.

@@ -27,17 +27,61 @@ impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {
     }
 
     fn decode(value: Value) -> Result<Self, serde_json::Error> {
-        if !has_integral_float(&value) {
-            return serde_json::from_value(value);
+        decode(value)
+    }
+}
+
+/// Decodes a JSON value. JSON Schema's `integer` includes `2.0`, and a JavaScript peer
+/// cannot tell it from `2`: a client may send either. Decodes as sent first (an `f64` or a
+/// `Value` keeps its float), then with integral floats read as integers.
+fn decode<T: DeserializeOwned>(value: Value) -> Result<T, serde_json::Error> {
+    if !has_integral_float(&value) {
+        return serde_json::from_value(value);
+    }
+    T::deserialize(&value).or_else(|first| {
+        let mut value = value;
+        integral_floats_to_integers(&mut value);
+        serde_json::from_value(value).map_err(|_| first)
+    })
+}
+
+/// A type a variable of a resource template can have
+/// ([`#[resource(template = ...)]`](crate::attributes::resource)): its value is read from the
+/// variable's text, percent-decoded. The rule of [MCP_312](crate::diagnostics::MCP_312).
+///
+/// Implemented for every `serde::Deserialize` type: the text is read as a JSON string first
+/// (`String`, `char`, a unit-variant enum, and every type that deserializes from a string),
+/// then, when that fails, as JSON text (`{id}` = `42` for an integer, `true` for a `bool`,
+/// `2.5` for a float). A type that is not `Deserialize` but implements
+/// [`FromStr`](std::str::FromStr) (with an error that implements `Display`) is a template
+/// variable too: `#[mcp::service]` reads it with `str::parse`. An `Option` of either is
+/// accepted and always `Some`: a template matches only URIs that give each of its variables.
+///
+/// Never implement it: derive `serde::Deserialize` or implement `FromStr` instead.
+#[diagnostic::on_unimplemented(
+    message = "MCP_312: `{Self}` cannot be a template variable",
+    label = "not readable from the text of a URI template variable",
+    note = "a template variable is a `String`, an integer, a float, `bool`, `char`, a type implementing `std::str::FromStr`, a type implementing `serde::Deserialize` that reads from a string (a unit-variant enum), or an `Option` of one of them"
+)]
+pub trait TemplateVariable: Sized {
+    /// Reads the value from the variable's text; `Err` says why it cannot be.
+    fn from_text(text: String) -> Result<Self, String>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> TemplateVariable for T {
+    fn from_text(text: String) -> Result<Self, String> {
+        let value = Value::String(text);
+        if let Ok(read) = T::deserialize(&value) {
+            return Ok(read);
         }
-        // JSON Schema's `integer` includes `2.0`, and a JavaScript server cannot tell it
-        // from `2`: a client may send either. Decode as sent first (an `f64` or a `Value`
-        // parameter keeps its float), then with integral floats read as integers.
-        T::deserialize(&value).or_else(|first| {
-            let mut value = value;
-            integral_floats_to_integers(&mut value);
-            serde_json::from_value(value).map_err(|_| first)
-        })
+        // Not a string: the text as JSON (`42`, `true`), or the string again, whose error
+        // names the expected type.
+        let value = match value {
+            Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            other => other,
+        };
+        decode(value).map_err(|e| e.to_string())
     }
 }
 
@@ -160,5 +204,39 @@ mod tests {
         assert!(<u8 as ToolArgument>::decode(json!(2.5)).is_err());
         assert!(<u8 as ToolArgument>::decode(json!(256.0)).is_err());
         assert!(<i64 as ToolArgument>::decode(json!(1e300)).is_err());
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Format {
+        Json,
+        Text,
+    }
+
+    #[test]
+    fn template_variables_read_their_text() {
+        fn read<T: TemplateVariable>(text: &str) -> Result<T, String> {
+            T::from_text(text.to_owned())
+        }
+        assert_eq!(read::<String>("42").unwrap(), "42");
+        assert_eq!(read::<String>("null").unwrap(), "null");
+        assert_eq!(read::<u32>("42").unwrap(), 42);
+        assert_eq!(read::<u32>("2.0").unwrap(), 2);
+        assert_eq!(read::<i64>("-7").unwrap(), -7);
+        assert_eq!(read::<f64>("2.5").unwrap(), 2.5);
+        assert!(read::<bool>("true").unwrap());
+        assert_eq!(read::<char>("x").unwrap(), 'x');
+        assert_eq!(read::<Format>("json").unwrap(), Format::Json);
+        assert_eq!(read::<Option<u8>>("7").unwrap(), Some(7));
+        assert_eq!(
+            read::<Option<String>>("null").unwrap().as_deref(),
+            Some("null")
+        );
+        let error = read::<u32>("abc").unwrap_err();
+        assert!(error.contains("expected u32"), "{error}");
+        let error = read::<Format>("xml").unwrap_err();
+        assert!(error.contains("unknown variant `xml`"), "{error}");
+        assert!(read::<u8>("256").is_err());
+        assert!(read::<bool>("yes").is_err());
     }
 }

@@ -78,3 +78,28 @@ pub fn result(svc: &impl ServiceHandler, name: &str, arguments: Value) -> CallTo
 pub fn server(svc: impl mcp::IntoService) -> mcp::Server {
     mcp::Server::builder(svc).build().expect("the generated configuration is valid")
 }
+
+/// The text of the first contents of a read of resource `uri` on a modern request.
+pub fn read_text(svc: &impl ServiceHandler, uri: &str) -> Result<String, ServerError> {
+    let params = mcp::ReadResourceParams::new(uri);
+    let result = block_on(svc.read_resource(params, &request(Era::Modern, &[])))?;
+    let contents = serde_json::to_value(&result.contents[0]).unwrap();
+    Ok(contents["text"].as_str().expect("text contents").to_owned())
+}
+
+/// The text of the first message of prompt `name` with `arguments`, on a modern request.
+pub fn prompt_text(svc: &impl ServiceHandler, name: &str, arguments: &[(&str, &str)]) -> Result<String, ServerError> {
+    let mut params = mcp::GetPromptParams::new(name);
+    for (argument, value) in arguments {
+        params = params.with_argument(*argument, *value);
+    }
+    let result = block_on(svc.get_prompt(params, &request(Era::Modern, &[])))?;
+    let message = serde_json::to_value(&result.messages[0]).unwrap();
+    Ok(message["content"]["text"].as_str().expect("a text message").to_owned())
+}
+
+/// The values completing `argument` (partly `value`) of `reference`, on a modern request.
+pub fn completions(svc: &impl ServiceHandler, reference: mcp::Reference, argument: &str, value: &str) -> Result<Vec<String>, ServerError> {
+    let params = mcp::CompleteParams::new(reference, argument, value);
+    Ok(block_on(svc.complete(params, &request(Era::Modern, &[])))?.completion.values)
+}

@@ -1,46 +1,46 @@
 //! Rules that compare items: duplicate tool names, tool-name validity, duplicate header
-//! names (MCP_217), header arguments with an explicit schema (MCP_218), and
-//! `structured_output = false` with an explicit output schema (MCP_221).
+//! names (MCP_217), header arguments with an explicit schema (MCP_218),
+//! `structured_output = false` with an explicit output schema (MCP_221), and the rules of
+//! resources, prompts and completers ([`features`]). Rules whose verdict depends on
+//! `#[cfg]`s follow [`cfg`].
+
+mod cfg;
+mod features;
 
 use std::collections::HashMap;
 
-use proc_macro2::TokenStream;
 use syn::ext::IdentExt as _;
 
 use crate::diag::{Code, Ctxt, error, plain};
-use crate::model::{CfgDuplicate, OutputPolicy, ServiceDef, ToolDef};
+use crate::model::{CfgError, OutputPolicy, ServiceDef, ToolDef};
 
-/// Checks the whole service; returns the duplicate names whose verdict depends on cfgs.
-pub fn service(cx: &Ctxt, svc: &ServiceDef) -> Vec<CfgDuplicate> {
-    let mut names: HashMap<&str, Vec<&ToolDef>> = HashMap::new();
-    let mut cfg_duplicates = Vec::new();
-    for tool in &svc.tools {
+/// Checks the whole service; returns the errors whose verdict depends on cfgs.
+pub fn service(cx: &Ctxt, svc: &ServiceDef) -> Vec<CfgError> {
+    let cfg::Clashes { mut now, gated } = cfg::unique(
+        &svc.tools,
+        |t| t.name.as_str(),
+        |t| &t.cfg_attrs,
+        |first, tool| {
+            plain(
+                tool.name_span,
+                format!(
+                    "duplicate tool name `{}` (already used by method `{}`)",
+                    tool.name,
+                    first.ident.unraw()
+                ),
+            )
+        },
+    );
+    for (tool, duplicate) in svc.tools.iter().zip(&mut now) {
         if !valid_tool_name(&tool.name) {
             cx.push(plain(
                 tool.name_span,
                 format!("invalid tool name `{}`: MCP tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`", tool.name),
             ));
         }
-        let earlier = names.entry(&tool.name).or_default();
-        for first in earlier.iter() {
-            let message = format!(
-                "duplicate tool name `{}` (already used by method `{}`)",
-                tool.name,
-                first.ident.unraw()
-            );
-            if cfg_key(first) == cfg_key(tool) {
-                cx.push(plain(tool.name_span, message));
-                break;
-            }
-            // Methods under different cfgs clash only when both cfgs hold: the verdict is
-            // left to the compiler, which resolves them.
-            cfg_duplicates.push(CfgDuplicate {
-                predicates: predicates(first).chain(predicates(tool)).collect(),
-                span: tool.name_span,
-                message: format!("{message}: both `#[cfg]`s hold in this build"),
-            });
+        if let Some(e) = duplicate.take() {
+            cx.push(e);
         }
-        earlier.push(tool);
         headers(cx, tool);
         if tool.policy == OutputPolicy::Disabled
             && let Some(schema) = &tool.output_schema
@@ -64,23 +64,9 @@ pub fn service(cx: &Ctxt, svc: &ServiceDef) -> Vec<CfgDuplicate> {
             }
         }
     }
-    cfg_duplicates
-}
-
-/// The cfgs of a tool, as comparable text (order-insensitive).
-fn cfg_key(tool: &ToolDef) -> Vec<String> {
-    let mut key: Vec<String> = predicates(tool).map(|p| p.to_string()).collect();
-    key.sort();
-    key.dedup();
-    key
-}
-
-/// The predicates of a tool's `#[cfg(...)]` attributes.
-fn predicates(tool: &ToolDef) -> impl Iterator<Item = TokenStream> + '_ {
-    tool.cfg_attrs.iter().filter_map(|a| match &a.meta {
-        syn::Meta::List(l) => Some(l.tokens.clone()),
-        _ => None,
-    })
+    let mut cfg_errors = gated;
+    cfg_errors.extend(features::service(cx, svc));
+    cfg_errors
 }
 
 fn headers(cx: &Ctxt, tool: &ToolDef) {
@@ -408,13 +394,13 @@ mod tests {
         assert_eq!(span.source_text().as_deref(), Some("Self"));
     }
 
-    fn parsed(
+    pub(super) fn parsed(
         args: proc_macro2::TokenStream,
         mut item: syn::ItemImpl,
     ) -> (crate::model::ServiceDef, Vec<String>) {
         let cx = Ctxt::new();
         let mut svc = parse::service(&cx, args, &mut item);
-        svc.cfg_duplicates = service(&cx, &svc);
+        svc.cfg_errors = service(&cx, &svc);
         let errs = match cx.check() {
             Ok(()) => Vec::new(),
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
@@ -451,14 +437,11 @@ mod tests {
         );
         assert!(!svc.tools[2].generic);
         assert_eq!(svc.tools[2].params[0].by_ref, Some(false));
-        assert_eq!(svc.cfg_duplicates.len(), 1);
+        assert_eq!(svc.cfg_errors.len(), 1);
+        assert_eq!(svc.cfg_errors[0].cfg.to_string(), "all (unix , not (unix))");
         assert_eq!(
-            svc.cfg_duplicates[0]
-                .predicates
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>(),
-            ["unix", "not (unix)"]
+            svc.cfg_errors[0].message,
+            "duplicate tool name `os` (already used by method `os`): both `#[cfg]`s hold in this build"
         );
     }
 
@@ -482,7 +465,7 @@ mod tests {
             errs,
             ["duplicate tool name `a` (already used by method `a`)"]
         );
-        assert!(svc.cfg_duplicates.is_empty());
+        assert!(svc.cfg_errors.is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{bind_params, call_method, config, opt_str, wire_name};
+use super::{bind_params, call_method, config, opt_str, split, wire_name};
 use crate::model::{OutputPolicy, ParamDef, ServiceDef, ToolDef};
 
 /// Up to this many tools, `tools/call` finds its tool with a `match` on the name; above, with
@@ -217,14 +217,6 @@ fn kind_fns<'a>(
             let bound = quote!(#k::__private::Kind);
             super::kind_fn(k, &kind_fn_name(i, j), &bound, &p.ty, &tool.cfg_attrs)
         })
-}
-
-/// The probe of the return type's `Result` split.
-pub fn split(k: &syn::Path, output: Option<&syn::Type>) -> TokenStream {
-    match output {
-        Some(ty) => quote_spanned!(ty.span()=> (&&#k::__private::Probe::<#ty>::NEW).split_tag()),
-        None => quote!((&&#k::__private::Probe::<()>::NEW).split_tag()),
-    }
 }
 
 fn spec(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {

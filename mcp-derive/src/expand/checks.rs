@@ -19,7 +19,7 @@ pub fn service(svc: &ServiceDef) -> TokenStream {
         let mut body = params(svc, &tool.params, false);
         if tool.policy == OutputPolicy::Required && tool.output_schema.is_none() {
             let k = &svc.krate;
-            let split = super::basic::split(k, tool.output.as_ref());
+            let split = super::split(k, tool.output.as_ref());
             let range = match &tool.output {
                 Some(ty) => span_range(success_type(ty)),
                 None => (tool.ident.span(), tool.ident.span()),

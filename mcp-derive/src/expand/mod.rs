@@ -281,6 +281,14 @@ pub fn spanned_ref(name: &syn::Ident, (first, _): (Span, Span)) -> TokenStream {
     quote!(#amp #name)
 }
 
+/// The probe of the return type's `Result` split.
+pub fn split(k: &syn::Path, output: Option<&syn::Type>) -> TokenStream {
+    match output {
+        Some(ty) => quote_spanned!(ty.span()=> (&&#k::__private::Probe::<#ty>::NEW).split_tag()),
+        None => quote!((&&#k::__private::Probe::<()>::NEW).split_tag()),
+    }
+}
+
 /// `(&&Probe::<ty>::NEW).kind()`, spanned over the type (see [`span_range`]).
 pub fn probe_kind(k: &syn::Path, ty: &syn::Type) -> TokenStream {
     let (first, last) = span_range(ty);

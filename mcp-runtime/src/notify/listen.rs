@@ -667,6 +667,38 @@ impl Listeners {
     }
 }
 
+#[cfg(any(test, feature = "fuzz"))]
+impl Listeners {
+    /// Asserts that the accounting adds up and keeps within the limits; returns how many
+    /// listeners are registered, how many callers hold a charge, and the bytes charged.
+    pub(crate) fn audit(&self) -> (usize, usize, usize) {
+        let registry = self.lock();
+        let limits = &self.limits;
+        assert!(registry.map.len() <= self.max, "over max_listeners");
+        let mut bytes = 0;
+        for (caller, usage) in &registry.callers {
+            assert!(usage.listeners > 0, "{caller:?} holds no listener");
+            assert!(
+                usage.listeners <= limits.listeners_per_caller,
+                "{caller:?}: {usage:?}"
+            );
+            assert!(
+                usage.bytes <= limits.bytes_per_caller,
+                "{caller:?}: {usage:?}"
+            );
+            bytes += usage.bytes;
+        }
+        assert_eq!(bytes, registry.bytes, "the callers' bytes do not add up");
+        assert!(registry.bytes <= limits.bytes, "over max_listen_bytes");
+        for entry in registry.map.values() {
+            let f = &entry.filter;
+            assert!(f.uris.len() <= limits.uris);
+            assert!(f.uris.iter().all(|u| u.len() <= limits.uri_bytes));
+        }
+        (registry.map.len(), registry.callers.len(), registry.bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -712,8 +744,7 @@ mod tests {
     }
 
     fn usage(hub: &super::super::Hub) -> (usize, usize, usize) {
-        let registry = hub.listeners.lock();
-        (registry.map.len(), registry.callers.len(), registry.bytes)
+        hub.listeners.audit()
     }
 
     #[tokio::test]

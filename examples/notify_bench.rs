@@ -81,6 +81,10 @@ async fn fan_out(listeners: usize, rounds: usize) -> Report {
     let server = mcp_examples::inventory::Inventory::new("bench")
         .builder()
         .max_listeners(listeners)
+        // Every listener comes from this process, one caller: lift the per-caller bounds.
+        .max_listeners_per_caller(listeners)
+        .max_listen_bytes_per_caller(usize::MAX)
+        .max_listen_bytes(usize::MAX)
         .host_validation(false)
         .build()
         .expect("a valid server");

@@ -52,6 +52,10 @@ async fn serve_streams() -> Result<(), mcp::Error> {
     let server = mcp::Server::builder(Add)
         .list_changed(true)
         .max_listeners(capacity)
+        // The load comes from one address, one caller: lift the per-caller listen bounds.
+        .max_listeners_per_caller(capacity)
+        .max_listen_bytes_per_caller(usize::MAX)
+        .max_listen_bytes(usize::MAX)
         .max_streams(capacity)
         .session_limits(limits)
         .build()?;

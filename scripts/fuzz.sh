@@ -4,13 +4,13 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]
 #
 # Each target runs for SECONDS (default 20; the test command's smoke run uses 20 for all
-# five targets, 100 s in all) from its seeds (fuzz/seeds/T, committed) and its working
+# six targets, 120 s in all) from its seeds (fuzz/seeds/T, committed) and its working
 # corpus (fuzz/corpus/T, not committed), with the token dictionary fuzz/mcp.dict, debug
 # assertions on, and no sanitizer (the project has no unsafe code; set FUZZ_SANITIZER=address
-# for ASan). Default targets: message classify param_header request_state http. A crash
-# stops the run with exit 1 and leaves the input in fuzz/artifacts/T/: copy it into
-# fuzz/regressions/T/ (replayed by `cargo test`, see mcp-runtime/tests/fuzz_regressions.rs),
-# fix, and run again.
+# for ASan). Default targets: message classify param_header request_state http
+# listen_filter. A crash stops the run with exit 1 and leaves the input in
+# fuzz/artifacts/T/: copy it into fuzz/regressions/T/ (replayed by `cargo test`, see
+# mcp-runtime/tests/fuzz_regressions.rs), fix, and run again.
 #
 # Installs cargo-fuzz 0.13.1 when missing. Uses the nightly toolchain when rustup has one,
 # otherwise the default toolchain with RUSTC_BOOTSTRAP=1 (cargo-fuzz passes -Z flags).
@@ -24,7 +24,7 @@ SECONDS_PER_TARGET=${1:-20}
 shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  TARGETS=(message classify param_header request_state http)
+  TARGETS=(message classify param_header request_state http listen_filter)
 fi
 SANITIZER=${FUZZ_SANITIZER:-none}
 JOBS=${FUZZ_JOBS:-1}

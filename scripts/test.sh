@@ -101,7 +101,7 @@ for features in "" client oauth redis openai client,oauth,redis,openai; do
 done
 
 # The fuzz smoke run: each cargo-fuzz target of fuzz/ for MCP_FUZZ_SECONDS (default 20, so
-# 100 s for the five; 0 skips it), with a fixed seed. A crash fails the run; see
+# 120 s for the six; 0 skips it), with a fixed seed. A crash fails the run; see
 # scripts/fuzz.sh for longer, randomly seeded runs.
 if [ "${MCP_FUZZ_SECONDS:-20}" != 0 ]; then
     FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "${MCP_FUZZ_SECONDS:-20}"

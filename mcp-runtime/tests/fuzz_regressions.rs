@@ -56,3 +56,8 @@ fn request_state() {
 fn http() {
     replay("http", fuzz::http);
 }
+
+#[test]
+fn listen_filter() {
+    replay("listen_filter", fuzz::listen_filter);
+}

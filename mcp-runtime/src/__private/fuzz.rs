@@ -469,3 +469,157 @@ async fn exchange(router: axum::Router, request: Request<Body>) -> Option<Header
     }
     session
 }
+
+/// Target `listen_filter`: `subscriptions/listen` filters, their parse and their bounds.
+/// The input is JSON: an array opens one listen per member (anything else, one), each a
+/// request's `params` when it is an object with `notifications`, else its filter. Listens
+/// are opened in turn by three callers on a server with small bounds, and stay open; the
+/// server honours every kind of notification unless the input ends in whitespace, whose
+/// length's bits turn off tools (1), prompts (2), resources (4) and subscriptions (8).
+/// Each is accepted with an acknowledgement echoing the honoured filter (the URIs in the
+/// request's order, each matching its own update), or refused with the TypeScript
+/// server's errors or `-32602` naming the `ServerBuilder` setting of a bound it really
+/// crosses; the accounting stays within every bound, and is all returned once the
+/// listeners close, in any order.
+pub fn listen_filter(data: &[u8]) {
+    use crate::notify::listen::{Caller, Limits, Listeners, SUBSCRIPTION_ID};
+    use crate::notify::{Change, Honourable, Hub, Settings};
+
+    let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let limits = Limits {
+        uris: 4,
+        uri_bytes: 24,
+        listeners_per_caller: 2,
+        bytes_per_caller: 1_800,
+        bytes: 2_600,
+    };
+    let settings = Settings {
+        max_listeners: 5,
+        listener_queue: 8,
+        listen_limits: limits,
+        ..Settings::default()
+    };
+    // Trailing whitespace turns capabilities off, by the bits of its length.
+    let off = data
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let can = Honourable {
+        tools: off & 1 == 0,
+        prompts: off & 2 == 0,
+        resources: off & 4 == 0,
+        subscribe: off & 8 == 0,
+    };
+    let hub = Hub::new(&settings, Default::default(), None, can, Map::new());
+    let requests = match value {
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    let callers = [
+        Caller::Connection(0),
+        Caller::Address([192, 0, 2, 1].into()),
+        Caller::Anonymous,
+    ];
+    let mut open = Vec::new();
+    for (i, request) in requests.into_iter().take(16).enumerate() {
+        let params = match request {
+            Value::Object(p) if p.contains_key("notifications") => p,
+            filter => [("notifications".to_owned(), filter)].into_iter().collect(),
+        };
+        let id = json!(i);
+        let caller = &callers[i % callers.len()];
+        let uris = params["notifications"]
+            .get("resourceSubscriptions")
+            .and_then(Value::as_array);
+        match Listeners::open(&hub, &id, Some(&params), caller) {
+            Ok(mut opened) => {
+                let ack: Value = serde_json::from_str(&opened.ack).expect("the ack is JSON");
+                assert_eq!(ack["params"]["_meta"][SUBSCRIPTION_ID], id);
+                let acknowledged = &ack["params"]["notifications"];
+                for (key, on) in [
+                    ("toolsListChanged", can.tools),
+                    ("promptsListChanged", can.prompts),
+                    ("resourcesListChanged", can.resources),
+                ] {
+                    let honoured = on && params["notifications"][key] == true;
+                    assert_eq!(
+                        acknowledged.get(key),
+                        honoured.then_some(&Value::Bool(true))
+                    );
+                }
+                let list = uris.filter(|l| can.subscribe && !l.is_empty());
+                assert_eq!(
+                    acknowledged.get("resourceSubscriptions"),
+                    list.map(|l| Value::Array(l.clone())).as_ref()
+                );
+                let list = list.cloned().unwrap_or_default();
+                assert!(list.len() <= limits.uris);
+                if !opened.empty {
+                    for uri in &list {
+                        let uri = uri.as_str().expect("a URI is a string");
+                        assert!(uri.len() <= limits.uri_bytes);
+                        hub.listeners
+                            .dispatch(&Change::ResourceUpdated { uri: uri.into() });
+                        let heard = opened
+                            .receiver
+                            .try_recv()
+                            .expect("a subscribed URI's update");
+                        assert!(heard.contains(&Value::from(uri).to_string()));
+                        while opened.receiver.try_recv().is_ok() {}
+                    }
+                    // Longer than any URI a filter keeps.
+                    let other = "x".repeat(limits.uri_bytes + 1);
+                    hub.listeners
+                        .dispatch(&Change::ResourceUpdated { uri: other });
+                    assert!(
+                        opened.receiver.try_recv().is_err(),
+                        "heard an update it did not ask for"
+                    );
+                }
+                open.push(opened);
+            }
+            Err(error) => {
+                let message = error.message.as_str();
+                let setting = message
+                    .strip_suffix(')')
+                    .and_then(|m| m.rsplit_once("(ServerBuilder::"))
+                    .map(|(_, setting)| setting);
+                match (error.code.0, setting) {
+                    (-32603, None) => assert_eq!(message, "Subscription limit reached"),
+                    (-32602, None) => assert_eq!(
+                        message,
+                        "Invalid params: 'notifications' is required and must be a valid SubscriptionFilter"
+                    ),
+                    (-32602, Some("max_listen_uris")) => {
+                        assert!(uris.is_some_and(|l| l.len() > limits.uris))
+                    }
+                    (-32602, Some("max_listen_uri_bytes")) => assert!(uris.is_some_and(|l| {
+                        l.iter()
+                            .any(|u| u.as_str().is_some_and(|u| u.len() > limits.uri_bytes))
+                    })),
+                    (
+                        -32602,
+                        Some(
+                            "max_listeners_per_caller"
+                            | "max_listen_bytes_per_caller"
+                            | "max_listen_bytes",
+                        ),
+                    ) => {}
+                    other => panic!("unexpected refusal {other:?}: {message}"),
+                }
+            }
+        }
+        hub.listeners.audit();
+    }
+    // Close in an order the input picks.
+    let mut at = data.first().copied().unwrap_or(0) as usize;
+    while !open.is_empty() {
+        at = (at + 7) % open.len();
+        drop(open.swap_remove(at));
+        hub.listeners.audit();
+    }
+    assert_eq!(hub.listeners.audit(), (0, 0, 0), "the accounting leaked");
+}

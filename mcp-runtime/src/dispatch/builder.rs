@@ -337,6 +337,72 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets how many URIs one `subscriptions/listen` filter may name in
+    /// `resourceSubscriptions` (default
+    /// [`DEFAULT_MAX_LISTEN_URIS`](crate::notify::DEFAULT_MAX_LISTEN_URIS), 1,000, as many as
+    /// a legacy session may subscribe to). A listen naming more is refused with `-32602`
+    /// naming this setting. Duplicates count: the bound is on the request.
+    pub fn max_listen_uris(mut self, uris: usize) -> Self {
+        self.notify.listen_limits.uris = uris;
+        self
+    }
+
+    /// Sets the longest URI, in bytes, a `subscriptions/listen` filter may name (default
+    /// [`DEFAULT_MAX_LISTEN_URI_BYTES`](crate::notify::DEFAULT_MAX_LISTEN_URI_BYTES), 8 KiB,
+    /// as for a legacy subscription). A listen naming a longer one is refused with `-32602`
+    /// naming the URI's index and this setting.
+    pub fn max_listen_uri_bytes(mut self, bytes: usize) -> Self {
+        self.notify.listen_limits.uri_bytes = bytes;
+        self
+    }
+
+    /// Sets how many `subscriptions/listen` streams one caller may have open (default
+    /// [`DEFAULT_MAX_LISTENERS_PER_CALLER`](crate::notify::DEFAULT_MAX_LISTENERS_PER_CALLER),
+    /// 100); one more is refused with `-32602` naming this setting.
+    ///
+    /// The caller is the authenticated identity when there is one (the issuer, client and
+    /// subject of a token, or a Basic user name, as for legacy sessions), else the address
+    /// it connects from (an IPv6 address by its /64), else (an app serving the endpoint
+    /// without axum's `ConnectInfo`) one budget shared by all anonymous callers. A stdio
+    /// connection is one caller. Behind a reverse proxy every anonymous caller has the
+    /// proxy's address: authenticate callers or raise this and
+    /// [`max_listen_bytes_per_caller`](Self::max_listen_bytes_per_caller).
+    pub fn max_listeners_per_caller(mut self, listeners: usize) -> Self {
+        self.notify.listen_limits.listeners_per_caller = listeners;
+        self
+    }
+
+    /// Sets how many bytes one caller's open `subscriptions/listen` streams may hold
+    /// (default
+    /// [`DEFAULT_MAX_LISTEN_BYTES_PER_CALLER`](crate::notify::DEFAULT_MAX_LISTEN_BYTES_PER_CALLER),
+    /// 16 MiB, which one filter at the per-listener bounds fits). A listen that would go
+    /// over is refused with `-32602` naming this setting; the bytes are returned when a
+    /// stream ends. Callers are told apart as for
+    /// [`max_listeners_per_caller`](Self::max_listeners_per_caller).
+    ///
+    /// A listener is charged what its filter makes the server hold while its stream is open:
+    /// its acknowledgement (which echoes the filter, and stays in memory until the client
+    /// reads it), its graceful result and overflow error, its id, and each subscribed URI's
+    /// bytes plus 64 (its place in the set that matches updates). A filter of 1,000 URIs of
+    /// 50 bytes is charged about 170 KB; one asking only for list changes, under 1 KB. A
+    /// listen whose honoured filter is empty ends at once and is charged nothing.
+    pub fn max_listen_bytes_per_caller(mut self, bytes: usize) -> Self {
+        self.notify.listen_limits.bytes_per_caller = bytes;
+        self
+    }
+
+    /// Sets how many bytes all open `subscriptions/listen` streams of the server may hold
+    /// together, counted as for
+    /// [`max_listen_bytes_per_caller`](Self::max_listen_bytes_per_caller) (default
+    /// [`DEFAULT_MAX_LISTEN_BYTES`](crate::notify::DEFAULT_MAX_LISTEN_BYTES), 64 MiB). A
+    /// listen that would go over is refused with `-32602` naming this setting. With
+    /// [`max_listeners`](Self::max_listeners) this bounds the memory listen filters take,
+    /// whatever the number of callers.
+    pub fn max_listen_bytes(mut self, bytes: usize) -> Self {
+        self.notify.listen_limits.bytes = bytes;
+        self
+    }
+
     /// Protects the service as an OAuth protected resource (RFC 9728): the transport then
     /// publishes protected resource metadata and requires a valid bearer token on the MCP
     /// endpoint. The configuration is checked by [`build`](Self::build).

@@ -29,6 +29,23 @@ pub const DEFAULT_MAX_LISTENERS: usize = 10_000;
 /// The default number of notifications queued for one listener that does not read; one
 /// more drops the listener (its stream ends with an error).
 pub const DEFAULT_LISTENER_QUEUE: usize = 256;
+/// The default cap on the URIs of one `subscriptions/listen` filter
+/// (`resourceSubscriptions`), as many as a legacy session may subscribe to
+/// ([`MAX_SUBSCRIPTIONS`](crate::dispatch::MAX_SUBSCRIPTIONS)).
+pub const DEFAULT_MAX_LISTEN_URIS: usize = crate::dispatch::MAX_SUBSCRIPTIONS;
+/// The default cap on the length in bytes of one URI of a `subscriptions/listen` filter, as
+/// for a legacy subscription
+/// ([`MAX_SUBSCRIPTION_URI_BYTES`](crate::dispatch::MAX_SUBSCRIPTION_URI_BYTES)).
+pub const DEFAULT_MAX_LISTEN_URI_BYTES: usize = crate::dispatch::MAX_SUBSCRIPTION_URI_BYTES;
+/// The default cap on the `subscriptions/listen` streams one caller may have open.
+pub const DEFAULT_MAX_LISTENERS_PER_CALLER: usize = 100;
+/// The default cap on the bytes one caller's open listeners may hold (16 MiB: one filter
+/// of [`DEFAULT_MAX_LISTEN_URIS`] URIs of [`DEFAULT_MAX_LISTEN_URI_BYTES`] fits); see
+/// [`ServerBuilder::max_listen_bytes_per_caller`](crate::ServerBuilder::max_listen_bytes_per_caller)
+/// for what a listener holds.
+pub const DEFAULT_MAX_LISTEN_BYTES_PER_CALLER: usize = 16 << 20;
+/// The default cap on the bytes all open listeners of a server may hold (64 MiB).
+pub const DEFAULT_MAX_LISTEN_BYTES: usize = 64 << 20;
 
 /// The notification settings a builder collects.
 #[derive(Clone)]
@@ -38,6 +55,7 @@ pub(crate) struct Settings {
     pub(crate) resource_subscriptions: bool,
     pub(crate) max_listeners: usize,
     pub(crate) listener_queue: usize,
+    pub(crate) listen_limits: listen::Limits,
 }
 
 impl Default for Settings {
@@ -48,6 +66,7 @@ impl Default for Settings {
             resource_subscriptions: false,
             max_listeners: DEFAULT_MAX_LISTENERS,
             listener_queue: DEFAULT_LISTENER_QUEUE,
+            listen_limits: listen::Limits::default(),
         }
     }
 }
@@ -58,6 +77,7 @@ impl std::fmt::Debug for Settings {
             .field("list_changed", &self.list_changed)
             .field("max_listeners", &self.max_listeners)
             .field("listener_queue", &self.listener_queue)
+            .field("listen_limits", &self.listen_limits)
             .finish_non_exhaustive()
     }
 }
@@ -103,7 +123,11 @@ impl Hub {
             streams: streams.clone(),
             sessions,
             honourable,
-            listeners: listen::Listeners::new(settings.max_listeners, settings.listener_queue),
+            listeners: listen::Listeners::new(
+                settings.max_listeners,
+                settings.listener_queue,
+                settings.listen_limits,
+            ),
             server_info_meta,
             disabled: RwLock::default(),
         });

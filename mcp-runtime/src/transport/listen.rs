@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::dispatch::{Reply, Server};
-use crate::notify::listen::{self, Guard, Listeners};
+use crate::notify::listen::{Caller, Guard, Listeners};
 use crate::protocol::Request;
 
 /// How often an idle listen stream carries a comment.
@@ -47,21 +47,32 @@ fn frame(json: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
 }
 
+/// The caller of a listen request, for the per-caller bounds: its identity when it has one
+/// (as for legacy sessions), else its address (`ConnectInfo`, which
+/// [`HttpServer`](super::HttpServer) always gives).
+fn caller(parts: &http::request::Parts) -> Caller {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    Caller::http(&super::session::owner_of(parts), peer)
+}
+
 /// Serves one `subscriptions/listen` request whose envelope and headers were checked.
 pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Parts) -> Response {
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
-    let hub = server.hub();
-    let opened = match Listeners::open(hub, &id, request.params.as_ref()) {
+    let caller = caller(parts);
+    let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), &caller) {
         Ok(o) => o,
         Err(error) => {
             tracing::debug!(message = %error.message, "refusing a listen request");
             return super::reply_response(&request.id, Reply::in_band(error), &parts.headers);
         }
     };
-    let result = listen::graceful_result(&id, hub.server_info_meta());
     let first = frame(&opened.ack);
+    drop(opened.ack);
     let state = if opened.empty {
-        State::Last(result)
+        State::Last(opened.result)
     } else {
         let closing = super::Closing::of(&parts.extensions);
         State::Live(Box::new(Live {
@@ -71,8 +82,8 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
             _guard: opened.guard,
             closing: Box::pin(closing.wait()),
             tick: tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE),
-            result,
-            overflow_error: listen::overflow_error(&id, hub.listeners.queue()),
+            result: opened.result,
+            overflow_error: opened.overflow_error,
         }))
     };
     let rest = stream::unfold(state, |state| async move {

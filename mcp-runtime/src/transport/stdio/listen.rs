@@ -12,32 +12,30 @@ use tokio::task::AbortHandle;
 
 use super::link::Link;
 use crate::dispatch::{Reply, Server};
-use crate::notify::listen::{self, Listeners};
+use crate::notify::listen::{Caller, Listeners};
 use crate::protocol::Request;
 
 /// Serves one listen request; the handle of its task, if it stays open.
 pub(super) async fn serve(
     server: &Server,
     link: &Arc<Link>,
+    caller: &Caller,
     request: Request,
 ) -> Option<AbortHandle> {
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
-    let hub = server.hub();
-    let opened = match Listeners::open(hub, &id, request.params.as_ref()) {
+    let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), caller) {
         Ok(o) => o,
         Err(error) => {
             link.send_reply(&request.id, &Reply::in_band(error)).await;
             return None;
         }
     };
-    link.send_line(opened.ack.clone().into_bytes()).await;
+    link.send_line(opened.ack.into_bytes()).await;
     if opened.empty {
-        let result = listen::graceful_result(&id, hub.server_info_meta());
-        link.send_line(result.into_bytes()).await;
+        link.send_line(opened.result.into_bytes()).await;
         return None;
     }
-    let overflow_error = listen::overflow_error(&id, hub.listeners.queue());
-    let result = listen::graceful_result(&id, hub.server_info_meta());
+    let (overflow_error, result) = (opened.overflow_error, opened.result);
     let link = Arc::clone(link);
     let key = request.id.clone();
     let mut handle = None;

@@ -51,6 +51,7 @@ use crate::dispatch::{
     CallState, ClientChannel, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
 };
 use crate::error::Error;
+use crate::notify::listen::Caller;
 use crate::protocol::{
     ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation, InitializeParams,
     LEGACY_VERSIONS, Message, Notification, Request, RequestEnvelope, RequestId,
@@ -317,6 +318,8 @@ struct Connection {
     listens: Vec<tokio::task::AbortHandle>,
     /// A legacy connection's unsolicited notifications.
     unsolicited: Option<tokio::task::AbortHandle>,
+    /// The caller its listens are charged to: the connection.
+    caller: Caller,
 }
 
 impl Connection {
@@ -331,6 +334,7 @@ impl Connection {
             parts: Arc::new(parts),
             listens: Vec::new(),
             unsolicited: None,
+            caller: Caller::connection(),
         }
     }
 
@@ -452,7 +456,9 @@ impl Connection {
             Route::Initialize => return self.initialize(request).await,
             Route::Modern(_) if request.method == "subscriptions/listen" => {
                 self.listens.retain(|h| !h.is_finished());
-                if let Some(h) = listen::serve(&self.server, &self.link, request).await {
+                if let Some(h) =
+                    listen::serve(&self.server, &self.link, &self.caller, request).await
+                {
                     self.listens.push(h);
                 }
                 return;

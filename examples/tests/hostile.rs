@@ -4140,6 +4140,23 @@ async fn change_notifications() {
     open.session = Some(open_session(open.addr, None).await);
     let full = Srv::new(serve(watched().max_listeners(0)).await, Eras::Both);
     let (w, f) = (&open, &full);
+    // The per-caller and server-wide listen budgets (issue 26), each set too low for any
+    // listen that honours something.
+    let one_caller = Srv::new(
+        serve(watched().max_listeners_per_caller(0)).await,
+        Eras::Both,
+    );
+    let caller_bytes = Srv::new(
+        serve(watched().max_listen_bytes_per_caller(100)).await,
+        Eras::Both,
+    );
+    let all_bytes = Srv::new(serve(watched().max_listen_bytes(100)).await, Eras::Both);
+    let (pc, pb, sb) = (&one_caller, &caller_bytes, &all_bytes);
+    let uris = |n: usize, len: usize| -> Vec<String> {
+        (0..n)
+            .map(|i| format!("watched://{i:0>width$}", width = len.saturating_sub(10)))
+            .collect()
+    };
     let session = open.session.clone().expect("a session");
     let listen = |notifications: Option<Value>| {
         let params = match notifications {
@@ -4187,6 +4204,42 @@ async fn change_notifications() {
             Expect::Rpc(200, -32603),
         ),
         case(
+            "listen: 150,000 URIs in a 3.4 MB filter",
+            w,
+            listen(Some(json!({"resourceSubscriptions": uris(150_000, 12)}))),
+            invalid,
+        ),
+        case(
+            "listen: one URI more than max_listen_uris",
+            w,
+            listen(Some(json!({"resourceSubscriptions": uris(1_001, 16)}))),
+            invalid,
+        ),
+        case(
+            "listen: a URI of 9 KB",
+            w,
+            listen(Some(json!({"resourceSubscriptions": uris(1, 9_000)}))),
+            invalid,
+        ),
+        case(
+            "listen: over max_listeners_per_caller",
+            pc,
+            listen(Some(json!({"toolsListChanged": true}))),
+            invalid,
+        ),
+        case(
+            "listen: over max_listen_bytes_per_caller",
+            pb,
+            listen(Some(json!({"resourceSubscriptions": uris(10, 64)}))),
+            invalid,
+        ),
+        case(
+            "listen: over max_listen_bytes",
+            sb,
+            listen(Some(json!({"resourceSubscriptions": uris(10, 64)}))),
+            invalid,
+        ),
+        case(
             "listen: on the legacy era",
             w,
             legacy_call("subscriptions/listen", json!({"notifications": {}})),
@@ -4211,5 +4264,43 @@ async fn change_notifications() {
             Expect::Rpc(404, -32601),
         ),
     ];
-    run("change notifications", &[w, f], cases).await;
+    run("change notifications", &[w, f, pc, pb, sb], cases).await;
+    // The refusals name the bound and the setting that raises it.
+    let http = http_client();
+    for (srv, filter, setting) in [
+        (
+            w,
+            json!({"resourceSubscriptions": uris(150_000, 12)}),
+            "ServerBuilder::max_listen_uris",
+        ),
+        (
+            w,
+            json!({"resourceSubscriptions": uris(1, 9_000)}),
+            "max_listen_uri_bytes",
+        ),
+        (
+            pc,
+            json!({"toolsListChanged": true}),
+            "max_listeners_per_caller",
+        ),
+        (
+            pb,
+            json!({"resourceSubscriptions": uris(10, 64)}),
+            "max_listen_bytes_per_caller",
+        ),
+        (
+            sb,
+            json!({"resourceSubscriptions": uris(10, 64)}),
+            "max_listen_bytes",
+        ),
+    ] {
+        let got = send_http(&http, srv.addr, &listen(Some(filter)))
+            .await
+            .json();
+        let message = got["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("Invalid params: ") && message.contains(setting),
+            "{setting}: {got}"
+        );
+    }
 }

@@ -33,6 +33,9 @@ pub(crate) struct InflightGuard {
     inflight: Arc<Inflight>,
     key: Key,
     serial: u64,
+    /// The request's token: cancelled, under the registry's lock, by an accepted
+    /// cancellation or the end of the session.
+    token: CancellationToken,
 }
 
 impl Drop for InflightGuard {
@@ -49,21 +52,24 @@ impl Drop for InflightGuard {
 }
 
 impl InflightGuard {
-    /// Claims the right to answer: `true` while the request is still registered, and from
-    /// then on a cancellation finds nothing (it comes too late). `false` once a
-    /// cancellation (or the end of the session) was accepted: the request must not be
-    /// answered. Both run under the registry's lock, so exactly one of them wins.
+    /// Claims the right to answer: `false` once a cancellation (or the end of the session)
+    /// was accepted, and the request must not be answered; else `true`, and the request
+    /// leaves the registry, so a later cancellation finds nothing (it comes too late). Both
+    /// run under the registry's lock, so exactly one of them wins. A request whose entry a
+    /// newer request with the same id replaced (a client reusing an id in flight) cannot be
+    /// cancelled any more and is answered.
     pub(crate) fn claim(&self) -> bool {
         let mut tokens = self.inflight.lock();
+        if self.token.is_cancelled() {
+            return false;
+        }
         if tokens
             .get(&self.key)
             .is_some_and(|(s, _)| *s == self.serial)
         {
             tokens.remove(&self.key);
-            true
-        } else {
-            false
         }
+        true
     }
 }
 
@@ -81,11 +87,12 @@ impl Inflight {
     ) -> InflightGuard {
         let key = (Arc::from(session), id);
         let serial = self.serial.fetch_add(1, Ordering::Relaxed);
-        self.lock().insert(key.clone(), (serial, token));
+        self.lock().insert(key.clone(), (serial, token.clone()));
         InflightGuard {
             inflight: self.clone(),
             key,
             serial,
+            token,
         }
     }
 
@@ -291,11 +298,14 @@ mod tests {
             "too late: the answer is claimed"
         );
         assert!(!t.is_cancelled());
-        // A newer request reusing the id is not the old guard's to claim.
-        let newer = inflight.register("s", "1".into(), CancellationToken::new());
-        assert!(!guard.claim());
-        drop(guard);
-        assert!(newer.claim());
+        // A request whose id a newer one reuses while it runs is still answered, and a
+        // cancellation of the id reaches the newer one only.
+        let old = inflight.register("s", "3".into(), CancellationToken::new());
+        let newer = inflight.register("s", "3".into(), CancellationToken::new());
+        assert!(inflight.cancel("s", "3"));
+        assert!(old.claim());
+        assert!(!newer.claim());
+        drop((guard, old, newer));
         let ended = inflight.register("s", "2".into(), CancellationToken::new());
         inflight.cancel_session("s");
         assert!(!ended.claim(), "the session's end cancels its requests");

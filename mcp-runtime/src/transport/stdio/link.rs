@@ -3,8 +3,8 @@
 //! in flight (so `notifications/cancelled` can stop one).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -25,7 +25,19 @@ pub(crate) struct Link {
     /// `None` once the input ended: no answer can come any more.
     pending: Mutex<Option<HashMap<String, oneshot::Sender<Answer>>>>,
     next_id: AtomicU64,
-    in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+    in_flight: Mutex<HashMap<RequestId, InFlight>>,
+}
+
+/// A request in flight: its task, and whether a cancellation of it was accepted.
+struct InFlight {
+    task: AbortHandle,
+    cancelled: Arc<AtomicBool>,
+}
+
+/// What the task serving a request holds to claim its answer ([`Link::finished`]).
+pub(crate) struct Ticket {
+    id: RequestId,
+    cancelled: Arc<AtomicBool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -89,27 +101,46 @@ impl Link {
         lock(&self.pending).take();
     }
 
-    /// Runs `spawn` (which starts the task serving request `id`) with the in-flight table
-    /// locked, so the task cannot finish before it is registered.
-    pub(crate) fn register(&self, id: RequestId, spawn: impl FnOnce() -> AbortHandle) {
+    /// Runs `spawn` (which starts the task serving request `id`, handing it the ticket it
+    /// finishes with) with the in-flight table locked, so the task cannot finish before it
+    /// is registered.
+    pub(crate) fn register(&self, id: RequestId, spawn: impl FnOnce(Ticket) -> AbortHandle) {
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let ticket = Ticket {
+            id: id.clone(),
+            cancelled: Arc::clone(&cancelled),
+        };
         let mut table = lock(&self.in_flight);
-        let handle = spawn();
-        table.insert(id, handle);
+        let task = spawn(ticket);
+        table.insert(id, InFlight { task, cancelled });
     }
 
     /// Forgets a finished request; `false` when a cancellation was accepted first, and the
     /// request must not be answered. Both take the in-flight table's lock, so exactly one
-    /// of them wins: a cancellation after this finds nothing and comes too late.
+    /// of them wins: a cancellation after this finds nothing and comes too late. (A request
+    /// whose id a newer request reused while it ran can no longer be cancelled, and is
+    /// answered.)
     #[must_use = "a cancelled request must not be answered"]
-    pub(crate) fn finished(&self, id: &RequestId) -> bool {
-        lock(&self.in_flight).remove(id).is_some()
+    pub(crate) fn finished(&self, ticket: &Ticket) -> bool {
+        let mut table = lock(&self.in_flight);
+        if ticket.cancelled.load(Ordering::Relaxed) {
+            return false;
+        }
+        if table
+            .get(&ticket.id)
+            .is_some_and(|r| Arc::ptr_eq(&r.cancelled, &ticket.cancelled))
+        {
+            table.remove(&ticket.id);
+        }
+        true
     }
 
     /// Stops the request `id` (`notifications/cancelled`): it is not answered.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
         match lock(&self.in_flight).remove(id) {
-            Some(h) => {
-                h.abort();
+            Some(r) => {
+                r.cancelled.store(true, Ordering::Relaxed);
+                r.task.abort();
                 true
             }
             None => false,
@@ -118,8 +149,9 @@ impl Link {
 
     /// Stops every request in flight (the output is gone: no answer can be delivered).
     pub(crate) fn abort_all(&self) {
-        for (_, h) in lock(&self.in_flight).drain() {
-            h.abort();
+        for (_, r) in lock(&self.in_flight).drain() {
+            r.cancelled.store(true, Ordering::Relaxed);
+            r.task.abort();
         }
     }
 }
@@ -224,13 +256,28 @@ mod tests {
     async fn finishing_and_cancelling_exclude_each_other() {
         let (out, _rx) = mpsc::channel(1);
         let link = Link::new(out);
-        let idle = || tokio::spawn(std::future::pending::<()>()).abort_handle();
-        let (one, two) = (RequestId::Number(1), RequestId::Number(2));
-        link.register(one.clone(), idle);
-        assert!(link.cancel(&one));
+        let mut tickets = Vec::new();
+        let mut register = |id: i64| {
+            link.register(RequestId::Number(id), |t| {
+                tickets.push(t);
+                tokio::spawn(std::future::pending::<()>()).abort_handle()
+            });
+        };
+        register(1);
+        register(2);
+        register(3);
+        register(3);
+        let [one, two, three, three_again] = <[Ticket; 4]>::try_from(tickets).ok().unwrap();
+        assert!(link.cancel(&RequestId::Number(1)));
         assert!(!link.finished(&one), "a cancelled request is not answered");
-        link.register(two.clone(), idle);
         assert!(link.finished(&two));
-        assert!(!link.cancel(&two), "too late: the answer is on its way");
+        assert!(
+            !link.cancel(&RequestId::Number(2)),
+            "too late: the answer is on its way"
+        );
+        // A reused id: the cancellation reaches the newer request; the older is answered.
+        assert!(link.cancel(&RequestId::Number(3)));
+        assert!(link.finished(&three));
+        assert!(!link.finished(&three_again));
     }
 }

@@ -39,7 +39,7 @@ pub(super) async fn serve(
     let link = Arc::clone(link);
     let key = request.id.clone();
     let mut handle = None;
-    link.clone().register(key.clone(), || {
+    link.clone().register(key, |ticket| {
         let task = tokio::spawn(async move {
             let mut receiver = opened.receiver;
             let _guard = opened.guard;
@@ -56,7 +56,7 @@ pub(super) async fn serve(
                 None
             };
             // A listen cancelled first ends with nothing more written.
-            if let (true, Some(last)) = (link.finished(&key), last) {
+            if let (true, Some(last)) = (link.finished(&ticket), last) {
                 link.send_line(last.into_bytes()).await;
             }
         })

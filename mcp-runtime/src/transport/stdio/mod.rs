@@ -491,7 +491,7 @@ impl Connection {
             Pin::Legacy(state) if cx.era == Era::Legacy => state.session.clone(),
             _ => None,
         };
-        self.link.register(id.clone(), move || {
+        self.link.register(id.clone(), move |ticket| {
             tokio::spawn(async move {
                 let mut cx = cx;
                 if let Some(session) = session {
@@ -531,7 +531,7 @@ impl Connection {
                     });
                 // Aborting stops the task only at its next await: the reply is written
                 // only if no cancellation was accepted before it.
-                if link.finished(&id) {
+                if link.finished(&ticket) {
                     link.send_reply(&id, &reply).await;
                 }
                 drop(permit);

@@ -5,6 +5,7 @@
 pub mod attributes;
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod base;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod diagnostics;
@@ -20,12 +21,12 @@ mod state;
 pub mod testing;
 pub mod transport;
 
+pub use base::{AuthContext, BoxFuture};
 #[doc(hidden)]
 pub use dispatch::__form_field;
 pub use dispatch::{
-    AdvancedService, AuthContext, BoxFuture, CacheHint, CacheHints, Context, IntoServer,
-    IntoService, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
-    ToolError,
+    AdvancedService, CacheHint, CacheHints, Context, IntoServer, IntoService, ProtocolMode,
+    RequestContext, RequestMeta, Server, ServerBuilder, SessionMode, ToolError,
 };
 pub use dispatch::{ClientChannel, ClientLogLayer, LogLevel, SamplingError};
 pub use dispatch::{Features, UriTemplate, UriTemplateError};

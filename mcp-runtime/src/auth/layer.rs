@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::config::{OAuthConfig, TokenValidator};
 use super::listener::{Listener, ListenerAuth};
 use super::{AuthError, introspect, jwt};
-use crate::dispatch::AuthContext;
+use crate::base::AuthContext;
 use crate::error::Error;
 use crate::transport::ScopeChallenge;
 

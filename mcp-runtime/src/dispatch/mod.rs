@@ -31,6 +31,7 @@ use http::StatusCode;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+pub use crate::base::{AuthContext, BoxFuture};
 pub use crate::error::ToolError;
 pub use builder::{IntoServer, IntoService, ServerBuilder};
 pub(crate) use channel::{CallState, Threshold};
@@ -46,12 +47,12 @@ pub use elicit::{
 pub use features::{
     Features, MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions,
 };
-pub use params::{AuthContext, Context, RequestMeta};
+pub use params::{Context, RequestMeta};
 pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,
     method_not_found,
 };
-pub use service::{AdvancedService, BoxFuture};
+pub use service::AdvancedService;
 pub(crate) use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};

@@ -1,7 +1,6 @@
 //! The traits services implement.
 
 use std::future::Future;
-use std::pin::Pin;
 
 use super::{Features, RequestContext};
 use crate::error::ServerError;
@@ -11,8 +10,7 @@ use crate::protocol::{
     ListToolsResult, ReadResourceParams, ReadResourceResult, Tool,
 };
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::base::BoxFuture;
 
 /// Whether a service's tools are generated (basic) or listed and dispatched by the
 /// application (advanced). It decides the legacy wire shape of results (macro plumbing,

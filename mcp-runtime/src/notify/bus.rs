@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::dispatch::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::ErrorObject;
 use crate::redact::Redacted;
 

@@ -16,7 +16,7 @@ use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use futures_util::StreamExt as _;
 
 use super::{BusError, BusMessage, Deliver, EventBus};
-use crate::dispatch::BoxFuture;
+use crate::base::BoxFuture;
 
 /// The default pub/sub channel.
 const DEFAULT_CHANNEL: &str = "mcp:events";

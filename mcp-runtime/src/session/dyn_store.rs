@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Created, Owner, SessionInfo, SessionLimits, SessionStore, StoreError, Update};
-use crate::dispatch::BoxFuture;
+use crate::base::BoxFuture;
 
 /// [`SessionStore`] with boxed futures, so one handle type can hold any store.
 trait ErasedStore: Send + Sync + 'static {

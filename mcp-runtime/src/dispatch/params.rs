@@ -32,7 +32,7 @@ impl RequestMeta {
 /// Bind it as a runtime parameter `ctx: mcp::Context`. Its neighbours answer other
 /// questions: [`RequestContext`](crate::RequestContext) describes the request (era, HTTP
 /// parts, `_meta`, client capabilities) and is what advanced handlers receive;
-/// [`AuthContext`] is the authenticated caller. `Context` is the only one that talks back.
+/// [`AuthContext`](crate::AuthContext) is the authenticated caller. `Context` is the only one that talks back.
 ///
 /// | call | legacy (initialize, sessions) | modern (2026-07-28) |
 /// | --- | --- | --- |

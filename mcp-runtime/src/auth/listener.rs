@@ -13,7 +13,7 @@ use super::jws::{Expected, Jws};
 use crate::error::Error;
 use crate::redact::Names;
 use crate::session::Owner;
-use crate::transport::ListenerOwner;
+use crate::session::identity::ListenerOwner;
 
 /// One way callers may authenticate to a service protected with
 /// [`ServerBuilder::listener_auth`](crate::ServerBuilder::listener_auth). A request is

@@ -649,7 +649,7 @@ fn binding<'a>(params: &'a CallToolParams, caller: Option<&'a str>) -> Binding<'
 /// sessions (the issuer, client and subject of its token, or its Basic user name), `None`
 /// for callers that cannot be told apart.
 fn caller(cx: &RequestContext) -> Option<String> {
-    match crate::transport::caller_identity(cx.auth.as_ref(), &cx.parts.extensions) {
+    match crate::session::identity::caller_identity(cx.auth.as_ref(), &cx.parts.extensions) {
         crate::session::Owner::Anonymous => None,
         crate::session::Owner::Caller(key) => Some(key.to_string()),
     }

@@ -8,6 +8,7 @@
 pub mod contract;
 mod dyn_store;
 mod handle;
+pub(crate) mod identity;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;

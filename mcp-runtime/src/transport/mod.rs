@@ -34,8 +34,6 @@ pub(crate) use gate::{ListedHost, is_host_pattern};
 pub use listener::{HttpServer, Serve, WithGracefulShutdown, shutdown_signal};
 pub use service::{McpService, metadata_router, router};
 #[cfg(feature = "oauth")]
-pub(crate) use session::ListenerOwner;
-pub(crate) use session::caller_identity;
 pub use stdio::StdioConfig;
 /// The token [`McpService::with_shutdown`] takes (tokio-util's, re-exported so you never
 /// have to match its version).

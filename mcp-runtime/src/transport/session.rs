@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::{accepts_sse, rpc_error_response, transport_error};
 use crate::dispatch::{AuthContext, Server, SessionMode};
 use crate::protocol::{ErrorCode, ErrorObject, negotiate_legacy_version};
+use crate::session::identity::{ListenerOwner, caller_identity};
 use crate::session::streams::Refused;
 use crate::session::{HttpSession, Owner, SessionInfo};
 
@@ -28,32 +29,6 @@ pub(crate) use crate::protocol::headers::MCP_SESSION_ID;
 /// caller listener authentication found, or the anonymous pool.
 pub(crate) fn owner_of(parts: &Parts) -> Owner {
     caller_identity(parts.extensions.get::<AuthContext>(), &parts.extensions)
-}
-
-/// The identity of a caller, which owns its legacy sessions and binds its request states:
-/// the issuer, client and subject of `auth`, else the caller listener authentication put
-/// into `extensions`, else [`Owner::Anonymous`].
-pub(crate) fn caller_identity(auth: Option<&AuthContext>, extensions: &http::Extensions) -> Owner {
-    match auth {
-        Some(auth) => Owner::token(
-            auth.issuer.as_deref().unwrap_or(""),
-            auth.client_id.as_deref().unwrap_or(""),
-            auth.subject.as_deref().unwrap_or(""),
-        ),
-        None => extensions
-            .get::<ListenerOwner>()
-            .map_or(Owner::Anonymous, |c| c.owner.clone()),
-    }
-}
-
-/// The caller authenticated by listener authentication (Basic user or JWT); inserted into
-/// the request extensions instead of an [`AuthContext`].
-#[derive(Clone, Debug)]
-pub(crate) struct ListenerOwner {
-    /// Its identity.
-    pub(crate) owner: Owner,
-    /// A JWT that names neither a subject nor a client: it gets no session.
-    pub(crate) names_nobody: bool,
 }
 
 /// `true` when the caller is a token that names neither a subject nor a client, which

@@ -31,17 +31,7 @@ macro_rules! runtime_flags {
         }
     )*};
 }
-runtime_flags!(
-    SessionKind,
-    OptSessionKind,
-    MetaKind,
-    MetaRequiredKind,
-    HeadersKind,
-    PartsKind,
-    ContextKind,
-    AuthKind,
-    OptAuthKind
-);
+for_runtime_kinds!(runtime_flags);
 
 /// [`ArgumentFlag::ARGUMENT`] of the kind a generated function returns (its type is opaque).
 pub const fn argument_flag<K: ArgumentFlag>(_: fn() -> K) -> bool {

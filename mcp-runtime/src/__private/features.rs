@@ -664,17 +664,7 @@ macro_rules! runtime_rules {
         impl PromptParam for $kind {}
     )*};
 }
-runtime_rules!(
-    SessionKind,
-    OptSessionKind,
-    MetaKind,
-    MetaRequiredKind,
-    HeadersKind,
-    PartsKind,
-    ContextKind,
-    AuthKind,
-    OptAuthKind
-);
+for_runtime_kinds!(runtime_rules);
 impl PromptParam for ArgKind<String> {}
 impl PromptParam for ArgKind<Option<String>> {}
 

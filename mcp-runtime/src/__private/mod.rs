@@ -7,6 +7,24 @@
 //! `&&Probe<T>` for the concrete `T` the user wrote, resolved by the compiler (autoref
 //! specialization), so aliases and re-exports are judged by the type they name.
 
+/// Calls `$rule!` with every runtime-parameter kind (the parameters a client never sends),
+/// so each rule about them lists them once, here.
+macro_rules! for_runtime_kinds {
+    ($rule:ident) => {
+        $rule!(
+            SessionKind,
+            OptSessionKind,
+            MetaKind,
+            MetaRequiredKind,
+            HeadersKind,
+            PartsKind,
+            ContextKind,
+            AuthKind,
+            OptAuthKind
+        );
+    };
+}
+
 pub mod completion;
 pub mod features;
 #[cfg(feature = "fuzz")]

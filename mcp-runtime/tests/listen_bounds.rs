@@ -15,23 +15,9 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, Buf
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::oneshot;
 
-const MODERN: &str = "2026-07-28";
+mod rss;
 
-struct Watched;
-
-#[mcp::service(name = "watched", version = "1.0.0")]
-impl Watched {
-    /// Echoes.
-    pub fn echo(&self, text: String) -> String {
-        text
-    }
-
-    /// The stock.
-    #[resource(uri = "watched://stock")]
-    fn stock(&self) -> String {
-        "3".into()
-    }
-}
+use rss::{MODERN, Watched};
 
 /// A server that honours list changes and resource subscriptions.
 fn watched() -> mcp::ServerBuilder {

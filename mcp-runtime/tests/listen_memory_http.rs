@@ -13,7 +13,7 @@ mod rss;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use rss::{Answer, BUDGET, MIB, MODERN, SLACK, Watched, listen, refusal, set_id, settle};
+use rss::{Answer, BUDGET, MIB, MODERN, SLACK, listen, refusal, set_id, settle, watched_server};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpSocket, TcpStream};
@@ -65,11 +65,7 @@ async fn post_from(addr: SocketAddr, from: Ipv4Addr, body: &[u8]) -> (Answer, Tc
 
 #[tokio::test(flavor = "current_thread")]
 async fn large_filters_from_many_callers_stay_within_the_budget() {
-    let server = mcp::Server::builder(Watched)
-        .list_changed(true)
-        .resource_subscriptions(true)
-        .build()
-        .unwrap();
+    let server = watched_server();
     let notifier = server.notifier();
 
     // Over HTTP, with every default: 1,000 URIs (the bound) of 4,000 bytes, a 4 MB body

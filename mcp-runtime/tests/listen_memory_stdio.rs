@@ -10,17 +10,13 @@ mod rss;
 
 use std::time::Duration;
 
-use rss::{Answer, CALLER_BUDGET, MIB, SLACK, Watched, listen, refusal, set_id};
+use rss::{Answer, CALLER_BUDGET, MIB, SLACK, listen, refusal, set_id, watched_server};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 
 #[tokio::test(flavor = "current_thread")]
 async fn large_filters_on_one_connection_stay_within_its_budget() {
-    let server = mcp::Server::builder(Watched)
-        .list_changed(true)
-        .resource_subscriptions(true)
-        .build()
-        .unwrap();
+    let server = watched_server();
     let notifier = server.notifier();
     // With every default: 1,000 URIs (the bound) of 4,000 bytes, a 4 MB line under the
     // 16 MiB frame cap, each listen charged about 8 MB: the connection gets two (16 MiB)

@@ -27,6 +27,15 @@ impl Watched {
 }
 
 /// The process's resident memory in bytes.
+/// [`Watched`] with list changes and resource subscriptions, every bound at its default.
+pub fn watched_server() -> mcp::Server {
+    mcp::Server::builder(Watched)
+        .list_changed(true)
+        .resource_subscriptions(true)
+        .build()
+        .unwrap()
+}
+
 pub fn rss() -> usize {
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
     let kib: usize = status

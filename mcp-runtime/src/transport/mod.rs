@@ -9,6 +9,7 @@
 
 pub(crate) mod classify;
 mod gate;
+pub mod in_process;
 mod listen;
 mod listener;
 mod outbound;

@@ -20,7 +20,7 @@ use crate::client::exchange::{Incoming, id_matches, rpc_error};
 use crate::client::handlers::ServerRequestHandlers;
 use crate::client::{ClientError, ProtocolError, TransportError};
 use crate::protocol::RequestId;
-use crate::transport::stdio::frame::{Frame, FrameReader, Source};
+use crate::base::frame::{Frame, FrameReader, Source};
 
 /// How long a server that closed its stdout has to exit before it is killed.
 const SETTLE: Duration = Duration::from_millis(500);

@@ -33,7 +33,7 @@
 //!   cross-checked (the body is the only signal), and tools binding HTTP parts see an
 //!   empty request. OAuth-protected services cannot be served over stdio.
 
-pub(crate) mod frame;
+
 mod link;
 mod listen;
 mod output;
@@ -59,7 +59,7 @@ use crate::protocol::{
 };
 use crate::redact::Redacted;
 use crate::session::{Owner, SessionInfo};
-use frame::{Frame, FrameReader, Source};
+use crate::base::frame::{self, Frame, FrameReader, Source};
 use link::Link;
 use output::Sink;
 

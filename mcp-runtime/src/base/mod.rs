@@ -2,6 +2,13 @@
 //! stores, and the authenticated caller ([`AuthContext`]), which the auth layer and custom
 //! authentication put into a request, the session layer reads as the owner of sessions, and
 //! tools bind. It imports nothing of the crate but `protocol` and `redact` (both leaves).
+//!
+//! Its two I/O pieces are shared by the server's and the client's transports alike:
+//! [`frame`], newline-delimited framing with a size cap (stdio), and [`pipe`], the
+//! in-process message pipe.
+
+pub(crate) mod frame;
+pub(crate) mod pipe;
 
 use std::collections::BTreeSet;
 use std::future::Future;

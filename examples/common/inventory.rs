@@ -115,7 +115,7 @@ impl Inventory {
     /// Counts the calls of this legacy session (modern calls have no session): `"<n> on
     /// <replica>"`.
     #[expect(deprecated)]
-    pub async fn count(&self, session: Option<mcp::HttpSession>) -> Result<String, mcp::ToolError> {
+    pub async fn count(&self, session: Option<mcp::Session>) -> Result<String, mcp::ToolError> {
         let Some(session) = session else {
             return Err(mcp::ToolError::new("no session"));
         };

@@ -1,5 +1,5 @@
 //! The seed's stateful shopping cart: every legacy session has its own cart, kept in the
-//! session (`mcp::HttpSession`), so carts of parallel clients stay apart.
+//! session (`mcp::Session`), so carts of parallel clients stay apart.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,7 @@ impl ShoppingCart {
     /// * `quantity` - How many (default 1)
     pub async fn add_item(
         &self,
-        session: mcp::HttpSession,
+        session: mcp::Session,
         name: String,
         quantity: Option<u32>,
     ) -> Result<Cart, mcp::ToolError> {
@@ -78,7 +78,7 @@ impl ShoppingCart {
     /// * `name` - The product to remove
     pub async fn remove_item(
         &self,
-        session: mcp::HttpSession,
+        session: mcp::Session,
         name: String,
     ) -> Result<Cart, mcp::ToolError> {
         let (cart, removed) = session
@@ -98,12 +98,12 @@ impl ShoppingCart {
     }
 
     /// List the items in the cart.
-    pub async fn list_items(&self, session: mcp::HttpSession) -> Result<Cart, mcp::ToolError> {
+    pub async fn list_items(&self, session: mcp::Session) -> Result<Cart, mcp::ToolError> {
         Ok(session.get(CART).await?.unwrap_or_default())
     }
 
     /// Empty the cart.
-    pub async fn clear_cart(&self, session: mcp::HttpSession) -> Result<Cart, mcp::ToolError> {
+    pub async fn clear_cart(&self, session: mcp::Session) -> Result<Cart, mcp::ToolError> {
         session.remove(CART).await?;
         Ok(Cart::default())
     }

@@ -24,7 +24,7 @@
 //! | --- | --- | --- |
 //! | [`MCP_201`] | The tool's input schema cannot be generated | syntactic |
 //! | [`MCP_202`] | A tool parameter has an unsupported type | trait bound ([`ToolArgument`](crate::ToolArgument)); syntactic for a borrow inside a type (`Option<&str>`) |
-//! | [`MCP_204`] | A required `mcp::HttpSession` parameter in a stateless service | trait bound |
+//! | [`MCP_204`] | A required `mcp::Session` parameter in a stateless service | trait bound |
 //! | [`MCP_206`] | Request metadata is not optional | trait bound |
 //! | [`MCP_207`] | Duplicate parameter | trait bound |
 //! | [`MCP_208`] | Invalid `#[http_header]` parameter | syntactic (name) and trait bound ([`HeaderParam`](crate::HeaderParam), type) |
@@ -32,7 +32,7 @@
 //! | [`MCP_211`] | Invalid parameters of an advanced service method | trait bound; syntactic for a missing `mcp::CallToolParams` |
 //! | [`MCP_212`] | Invalid return type of an advanced service method | trait bound |
 //! | [`MCP_213`] | An unsupported method in an advanced service | syntactic |
-//! | [`MCP_214`] | A required `mcp::HttpSession` parameter in modern protocol mode | trait bound |
+//! | [`MCP_214`] | A required `mcp::Session` parameter in modern protocol mode | trait bound |
 //! | [`MCP_215`] | Invalid type of an `#[argument(header = ...)]` parameter | trait bound ([`HeaderArgument`](crate::HeaderArgument)) |
 //! | [`MCP_216`] | Invalid `#[argument(header = ...)]` header name | syntactic |
 //! | [`MCP_217`] | Duplicate `#[argument(header = ...)]` header name | syntactic |
@@ -53,9 +53,9 @@
 //! | [`MCP_310`] | A completer return type that is not completion values | trait bound ([`IntoCompletion`]) |
 //! | [`MCP_311`] | A resource, prompt or completer method with an unusable signature | syntactic |
 //! | [`MCP_312`] | A template variable whose type cannot be read from text | trait bound ([`TemplateVariable`](crate::TemplateVariable)) |
-//! | [`MCP_WARNING_202`] | A required `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
-//! | [`MCP_WARNING_203`] | An `mcp::HttpSession` parameter in modern protocol mode | deprecation warning |
-//! | [`MCP_WARNING_204`] | An optional `mcp::HttpSession` parameter in auto protocol mode | deprecation warning |
+//! | [`MCP_WARNING_202`] | A required `mcp::Session` parameter in auto protocol mode | deprecation warning |
+//! | [`MCP_WARNING_203`] | An `mcp::Session` parameter in modern protocol mode | deprecation warning |
+//! | [`MCP_WARNING_204`] | An optional `mcp::Session` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_901`] | A `pub(crate)`/`pub(super)` method in a service impl, which is not a tool (the framework's own code) | deprecation warning |
 //!
 //! The codes from MCP_301 up are the framework's own rules for resource, prompt and
@@ -198,7 +198,7 @@ pub struct MCP_WARNING_901;
 impl MCP_WARNING_202 {
     #[doc(hidden)]
     #[deprecated(
-        note = "MCP_WARNING_202: a required `mcp::HttpSession` parameter in auto protocol mode: modern requests have no session, so modern calls of this tool fail; use `Option<mcp::HttpSession>` or `protocol_mode = \"legacy\"`"
+        note = "MCP_WARNING_202: a required `mcp::Session` parameter in auto protocol mode: modern requests have no session, so modern calls of this tool fail; use `Option<mcp::Session>` or `protocol_mode = \"legacy\"`"
     )]
     pub fn emit(&self) {}
 }
@@ -206,7 +206,7 @@ impl MCP_WARNING_202 {
 impl MCP_WARNING_203 {
     #[doc(hidden)]
     #[deprecated(
-        note = "MCP_WARNING_203: an `mcp::HttpSession` parameter in modern protocol mode is always `None`: modern requests have no session; remove the parameter"
+        note = "MCP_WARNING_203: an `mcp::Session` parameter in modern protocol mode is always `None`: modern requests have no session; remove the parameter"
     )]
     pub fn emit(&self) {}
 }
@@ -214,7 +214,7 @@ impl MCP_WARNING_203 {
 impl MCP_WARNING_204 {
     #[doc(hidden)]
     #[deprecated(
-        note = "MCP_WARNING_204: an optional `mcp::HttpSession` parameter in auto protocol mode is `None` for modern requests: handle that case, then put `#[allow(deprecated)]` or `#[expect(deprecated)]` on the method"
+        note = "MCP_WARNING_204: an optional `mcp::Session` parameter in auto protocol mode is `None` for modern requests: handle that case, then put `#[allow(deprecated)]` or `#[expect(deprecated)]` on the method"
     )]
     pub fn emit(&self) {}
 }

@@ -59,7 +59,7 @@ pub use protocol::{
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use protocol::{SamplingMessage, SamplingRequest, SamplingResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, TemplateVariable, ToolArgument};
-pub use session::HttpSession;
+pub use session::Session;
 pub use transport::{HttpServer, McpService};
 
 /// The `schemars` this crate builds schemas with: derive `JsonSchema` through it

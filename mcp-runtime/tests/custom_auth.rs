@@ -8,7 +8,7 @@ use axum::extract::Request;
 use axum::middleware::{self, Next};
 use common::*;
 use http::StatusCode;
-use mcp::{HttpSession, SessionMode};
+use mcp::{Session, SessionMode};
 use serde_json::{Value, json};
 
 struct Who;
@@ -20,7 +20,7 @@ impl Who {
     pub async fn whoami(
         &self,
         caller: Option<mcp::AuthContext>,
-        session: Option<HttpSession>,
+        session: Option<Session>,
     ) -> String {
         let subject = caller
             .and_then(|c| c.subject)

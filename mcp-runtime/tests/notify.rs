@@ -53,7 +53,7 @@ impl Shop {
 
     /// Sends a message on the caller's legacy GET stream.
     #[expect(deprecated)]
-    pub fn ping_stream(&self, session: Option<mcp::HttpSession>) -> String {
+    pub fn ping_stream(&self, session: Option<mcp::Session>) -> String {
         match session {
             Some(s) => format!(
                 "live {}",

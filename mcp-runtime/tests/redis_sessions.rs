@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp::session::{Owner, RedisStore, SessionInfo, SessionLimits, SessionStore, contract};
-use mcp::{HttpSession, SessionMode};
+use mcp::{Session, SessionMode};
 use serde_json::{Value, json};
 
 /// Every test finishes within this or fails.
@@ -294,11 +294,7 @@ struct Cart;
 )]
 impl Cart {
     /// Add an item to the cart; returns the number of items.
-    pub async fn add_item(
-        &self,
-        session: HttpSession,
-        item: String,
-    ) -> Result<usize, mcp::ToolError> {
+    pub async fn add_item(&self, session: Session, item: String) -> Result<usize, mcp::ToolError> {
         let items: Vec<String> = session
             .update("items", |items: Option<Vec<String>>| {
                 let mut items = items.unwrap_or_default();
@@ -310,7 +306,7 @@ impl Cart {
     }
 
     /// The items.
-    pub async fn list_items(&self, session: HttpSession) -> Result<Vec<String>, mcp::ToolError> {
+    pub async fn list_items(&self, session: Session) -> Result<Vec<String>, mcp::ToolError> {
         Ok(session.get("items").await?.unwrap_or_default())
     }
 }

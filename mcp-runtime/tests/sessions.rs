@@ -1,5 +1,5 @@
 //! Legacy HTTP sessions on the wire, in-process: the lifecycle per session mode, 400/404
-//! rules, DELETE, limits with LRU eviction per pool, expiry, `HttpSession` in tools, and the
+//! rules, DELETE, limits with LRU eviction per pool, expiry, `Session` in tools, and the
 //! standalone GET stream with `Last-Event-ID` replay.
 
 use std::time::Duration;
@@ -9,7 +9,7 @@ use http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
 use mcp::session::SessionLimits;
 use mcp::testing::{PATH, TestClient, TestResponse};
-use mcp::{HttpSession, SessionMode};
+use mcp::{Session, SessionMode};
 use serde_json::{Value, json};
 
 struct Cart;
@@ -20,11 +20,7 @@ struct Cart;
 #[mcp::service(name = "cart", version = "1.0.0", session_mode = "stateful")]
 impl Cart {
     /// Add an item to the cart.
-    pub async fn add_item(
-        &self,
-        session: HttpSession,
-        item: String,
-    ) -> Result<usize, mcp::ToolError> {
+    pub async fn add_item(&self, session: Session, item: String) -> Result<usize, mcp::ToolError> {
         let items: Vec<String> = session
             .update("items", |items: Option<Vec<String>>| {
                 let mut items = items.unwrap_or_default();
@@ -36,31 +32,27 @@ impl Cart {
     }
 
     /// The items.
-    pub async fn list_items(&self, session: HttpSession) -> Result<Vec<String>, mcp::ToolError> {
+    pub async fn list_items(&self, session: Session) -> Result<Vec<String>, mcp::ToolError> {
         Ok(session.get("items").await?.unwrap_or_default())
     }
 
     /// Sends a notification on the session's stream.
-    pub fn ping_stream(&self, session: HttpSession, n: u32) -> bool {
+    pub fn ping_stream(&self, session: Session, n: u32) -> bool {
         session.notify("notifications/message", json!({"level": "info", "data": n}))
     }
 
     /// Whether the request has a session.
-    pub fn has_session(&self, session: Option<HttpSession>) -> bool {
+    pub fn has_session(&self, session: Option<Session>) -> bool {
         session.is_some()
     }
 
     /// Stores a label under the cart's key (another shape than a list of items).
-    pub async fn label_cart(
-        &self,
-        session: HttpSession,
-        label: String,
-    ) -> Result<(), mcp::ToolError> {
+    pub async fn label_cart(&self, session: Session, label: String) -> Result<(), mcp::ToolError> {
         Ok(session.set("items", label).await?)
     }
 
     /// The cart's stored value, whatever its shape.
-    pub async fn raw_cart(&self, session: HttpSession) -> Result<Value, mcp::ToolError> {
+    pub async fn raw_cart(&self, session: Session) -> Result<Value, mcp::ToolError> {
         Ok(session.get("items").await?.unwrap_or(Value::Null))
     }
 }

@@ -9,7 +9,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp::{HttpServer, HttpSession};
+use mcp::{HttpServer, Session};
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -25,7 +25,7 @@ struct Flood;
 impl Flood {
     /// Publishes `count` notifications of `size` bytes on the caller's session stream;
     /// returns how many were queued for a connected stream.
-    pub fn flood(&self, session: HttpSession, count: u32, size: u32) -> u32 {
+    pub fn flood(&self, session: Session, count: u32, size: u32) -> u32 {
         let padding = "x".repeat(size as usize);
         let mut queued = 0;
         for n in 0..count {

@@ -75,7 +75,7 @@ impl Svc {
 
     /// Counts calls in the legacy session (modern calls have none).
     #[expect(deprecated)]
-    pub async fn count(&self, session: Option<mcp::HttpSession>) -> Result<i64, mcp::ToolError> {
+    pub async fn count(&self, session: Option<mcp::Session>) -> Result<i64, mcp::ToolError> {
         let Some(session) = session else {
             return Err(mcp::ToolError::new("no session"));
         };

@@ -257,7 +257,7 @@ pub fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
     (first, last)
 }
 
-/// The span of the last identifier of a type (`HttpSession` in `Option<mcp::HttpSession>`),
+/// The span of the last identifier of a type (`Session` in `Option<mcp::Session>`),
 /// for diagnostics that can only be attached to one token, such as deprecation warnings.
 pub fn last_ident_span(ty: &syn::Type) -> Span {
     fn walk(stream: TokenStream, found: &mut Option<Span>) {
@@ -381,11 +381,11 @@ mod tests {
 
     #[test]
     fn spans_of_a_type_cover_its_first_and_last_tokens() {
-        let ty: syn::Type = syn::parse_str("Option<mcp::HttpSession>").unwrap();
+        let ty: syn::Type = syn::parse_str("Option<mcp::Session>").unwrap();
         let (first, last) = span_range(&ty);
         assert_eq!(text(first), "Option");
         assert_eq!(text(last), ">");
-        assert_eq!(text(last_ident_span(&ty)), "HttpSession");
+        assert_eq!(text(last_ident_span(&ty)), "Session");
 
         let ty: syn::Type = syn::parse_str("(u8, Vec<String>)").unwrap();
         let (first, last) = span_range(&ty);

@@ -646,7 +646,7 @@ use super::kinds::{
 #[diagnostic::on_unimplemented(
     message = "MCP_302: this parameter of a resource method is neither a template variable nor a runtime parameter",
     label = "no template variable has this name",
-    note = "a resource method's arguments are the variables of its `template` (bound by name); other parameters must be runtime values (`mcp::Context`, `Option<mcp::RequestMeta>`, `Option<mcp::HttpSession>`, `http::HeaderMap`, ...)"
+    note = "a resource method's arguments are the variables of its `template` (bound by name); other parameters must be runtime values (`mcp::Context`, `Option<mcp::RequestMeta>`, `Option<mcp::Session>`, `http::HeaderMap`, ...)"
 )]
 pub trait ResourceRuntimeParam {}
 

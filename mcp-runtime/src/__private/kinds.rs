@@ -13,13 +13,13 @@ use crate::dispatch::{AuthContext, Context, RequestMeta};
 use crate::error::ServerError;
 use crate::protocol::{CallToolParams, ErrorCode};
 use crate::schema::argument::{HeaderArgument, ToolArgument};
-use crate::session::HttpSession;
+use crate::session::Session;
 
 /// An ordinary argument of type `T`.
 pub struct ArgKind<T>(PhantomData<fn() -> T>);
-/// `mcp::HttpSession` (required).
+/// `mcp::Session` (required).
 pub struct SessionKind;
-/// `Option<mcp::HttpSession>`.
+/// `Option<mcp::Session>`.
 pub struct OptSessionKind;
 /// `Option<mcp::RequestMeta>`.
 pub struct MetaKind;
@@ -69,8 +69,8 @@ macro_rules! runtime_param {
 }
 
 runtime_param! {
-    HttpSession => SessionKind,
-    Option<HttpSession> => OptSessionKind,
+    Session => SessionKind,
+    Option<Session> => OptSessionKind,
     Option<RequestMeta> => MetaKind,
     RequestMeta => MetaRequiredKind,
     HeaderMap => HeadersKind,
@@ -85,8 +85,8 @@ runtime_param! {
 pub mod group {
     /// An ordinary argument.
     pub struct ToolArgumentParameter;
-    /// `HttpSession` or `Option<HttpSession>`.
-    pub struct HttpSessionParameter;
+    /// `Session` or `Option<Session>`.
+    pub struct SessionParameter;
     /// `RequestMeta` or `Option<RequestMeta>`.
     pub struct RequestMetaParameter;
     /// `HeaderMap`.
@@ -173,7 +173,7 @@ macro_rules! runtime_kind {
     };
 }
 
-runtime_kind!(SessionKind, HttpSession, HttpSessionParameter, |call| call
+runtime_kind!(SessionKind, Session, SessionParameter, |call| call
     .session()
     .ok_or_else(|| ServerError::Rpc {
         code: ErrorCode::INVALID_REQUEST,
@@ -185,8 +185,8 @@ runtime_kind!(SessionKind, HttpSession, HttpSessionParameter, |call| call
     }));
 runtime_kind!(
     OptSessionKind,
-    Option<HttpSession>,
-    HttpSessionParameter,
+    Option<Session>,
+    SessionParameter,
     |call| Ok(call.session())
 );
 runtime_kind!(
@@ -241,17 +241,17 @@ pub trait MetaOptional {}
 /// The rule of [MCP_204](crate::diagnostics::MCP_204): no required session in a stateless
 /// service.
 #[diagnostic::on_unimplemented(
-    message = "MCP_204: a required `mcp::HttpSession` parameter cannot be used in a stateless service",
+    message = "MCP_204: a required `mcp::Session` parameter cannot be used in a stateless service",
     label = "stateless services have no session",
-    note = "use `Option<mcp::HttpSession>`, or set `session_mode = \"stateful\"` or `\"auto\"`"
+    note = "use `Option<mcp::Session>`, or set `session_mode = \"stateful\"` or `\"auto\"`"
 )]
 pub trait StatelessOk {}
 /// The rule of [MCP_214](crate::diagnostics::MCP_214): no required session in modern protocol
 /// mode.
 #[diagnostic::on_unimplemented(
-    message = "MCP_214: a required `mcp::HttpSession` parameter cannot be used in modern protocol mode",
+    message = "MCP_214: a required `mcp::Session` parameter cannot be used in modern protocol mode",
     label = "modern requests have no session",
-    note = "use `Option<mcp::HttpSession>`, or set `protocol_mode = \"auto\"` or `\"legacy\"`"
+    note = "use `Option<mcp::Session>`, or set `protocol_mode = \"auto\"` or `\"legacy\"`"
 )]
 pub trait ModernOk {}
 /// The rule of [MCP_215](crate::diagnostics::MCP_215) for runtime parameters marked as header
@@ -309,22 +309,22 @@ macro_rules! distinct {
     };
 }
 distinct! { Distinct:
-    ToolArgumentParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    HttpSessionParameter => [ToolArgumentParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    RequestMetaParameter => [ToolArgumentParameter, HttpSessionParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    HeaderMapParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    RequestPartsParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, ContextParameter, AuthContextParameter];
-    ContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, AuthContextParameter];
-    AuthContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter];
+    ToolArgumentParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    SessionParameter => [ToolArgumentParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestMetaParameter => [ToolArgumentParameter, SessionParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    HeaderMapParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestPartsParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, ContextParameter, AuthContextParameter];
+    ContextParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, AuthContextParameter];
+    AuthContextParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter];
 }
 distinct! { DistinctAdvanced:
-    ToolArgumentParameter => [HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    HttpSessionParameter => [ToolArgumentParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    RequestMetaParameter => [ToolArgumentParameter, HttpSessionParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    HeaderMapParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
-    RequestPartsParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, ContextParameter, AuthContextParameter];
-    ContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, AuthContextParameter];
-    AuthContextParameter => [ToolArgumentParameter, HttpSessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter];
+    ToolArgumentParameter => [SessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    SessionParameter => [ToolArgumentParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestMetaParameter => [ToolArgumentParameter, SessionParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    HeaderMapParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, RequestPartsParameter, ContextParameter, AuthContextParameter];
+    RequestPartsParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, ContextParameter, AuthContextParameter];
+    ContextParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, AuthContextParameter];
+    AuthContextParameter => [ToolArgumentParameter, SessionParameter, RequestMetaParameter, HeaderMapParameter, RequestPartsParameter, ContextParameter];
 }
 
 /// MCP_206 check.
@@ -411,7 +411,7 @@ impl<T> ArgKind<T> {
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_list_tools` accepts",
     label = "expected the cursor (`Option<String>`) or a runtime parameter",
-    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
+    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::Session>`)"
 )]
 pub trait ListPrimary: Sized {
     /// Takes the value from the call.
@@ -429,7 +429,7 @@ impl ListPrimary for Option<String> {
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_call_tool` accepts",
     label = "expected `mcp::CallToolParams` or a runtime parameter",
-    note = "`on_call_tool` takes one `mcp::CallToolParams` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`); read request metadata from `CallToolParams::meta`"
+    note = "`on_call_tool` takes one `mcp::CallToolParams` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::Session>`); read request metadata from `CallToolParams::meta`"
 )]
 pub trait CallPrimary: Sized {
     /// Takes the value from the call.
@@ -446,7 +446,7 @@ impl CallPrimary for CallToolParams {
 #[diagnostic::on_unimplemented(
     message = "MCP_211: this parameter cannot be bound by `on_list_tools`",
     label = "not a parameter of `on_list_tools`",
-    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::HttpSession>`)"
+    note = "`on_list_tools` takes `cursor: Option<String>` and runtime parameters (`http::HeaderMap`, `http::request::Parts`, `#[http_header]` parameters, `mcp::AuthContext`, `Option<mcp::Session>`)"
 )]
 pub trait ListBind {
     /// The bound value.

@@ -13,7 +13,7 @@ use crate::error::ServerError;
 use crate::protocol::{CallToolParams, JsonObject, ListToolsResult, Tool, ToolAnnotations};
 use crate::schema::argument::ToolArgument;
 use crate::schema::headers::X_MCP_HEADER;
-use crate::session::HttpSession;
+use crate::session::Session;
 
 /// Produces a schema with a shared generator (so `$defs` are collected once per tool).
 pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
@@ -440,7 +440,7 @@ impl<'a> CallArgs<'a> {
     }
 
     /// The legacy session, if the request has one.
-    pub fn session(&self) -> Option<HttpSession> {
+    pub fn session(&self) -> Option<Session> {
         self.request.session.clone()
     }
 

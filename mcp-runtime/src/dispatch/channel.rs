@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{BoxFuture, ClientRequester};
 use crate::protocol::{ErrorObject, JsonObject};
-use crate::session::HttpSession;
+use crate::session::Session;
 
 /// The transport side of one request: what [`Context`](super::Context) sends to the client.
 pub trait ClientChannel: ClientRequester {
@@ -118,7 +118,7 @@ pub(crate) enum Threshold {
     /// Messages at this level or above.
     AtLeast(LogLevel),
     /// The threshold `logging/setLevel` stored in the session, every level when none.
-    Session(HttpSession),
+    Session(Session),
 }
 
 /// What one request's handler shares with the transport that serves it.

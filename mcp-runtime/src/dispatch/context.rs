@@ -7,14 +7,14 @@ use http::request::Parts;
 
 use super::AuthContext;
 use crate::protocol::{ClientCapabilities, Era, Implementation, JsonObject};
-use crate::session::HttpSession;
+use crate::session::Session;
 
 /// The request a handler serves: its era, HTTP data and metadata.
 ///
 /// Advanced handlers receive it directly and read everything a basic tool can bind from it
 /// (the caller with [`auth`](Self::auth), the legacy session with
 /// [`session`](Self::session), headers, `_meta`, client capabilities); basic tools bind
-/// those pieces as runtime parameters (`Option<mcp::AuthContext>`, `mcp::HttpSession`,
+/// those pieces as runtime parameters (`Option<mcp::AuthContext>`, `mcp::Session`,
 /// `http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
 ///
 /// `Debug` shows the era, version, method, URI (the values of query parameters that look
@@ -28,7 +28,7 @@ pub struct RequestContext {
     pub(crate) meta: Option<JsonObject>,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Option<Arc<Implementation>>,
-    pub(crate) session: Option<HttpSession>,
+    pub(crate) session: Option<Session>,
     pub(crate) auth: Option<AuthContext>,
     pub(crate) requester: Option<super::Requester>,
     /// What the handler shares with the transport (channel back, cancellation, log level).
@@ -129,8 +129,8 @@ impl RequestContext {
     }
 
     /// The legacy session this request belongs to (stateful legacy requests only), the
-    /// handle basic tools bind as an [`HttpSession`] parameter.
-    pub fn session(&self) -> Option<&HttpSession> {
+    /// handle basic tools bind as an [`Session`] parameter.
+    pub fn session(&self) -> Option<&Session> {
         self.session.as_ref()
     }
 

@@ -375,7 +375,7 @@ async fn subscribe(params: Option<JsonObject>, cx: &RequestContext, add: bool) -
 /// The URIs legacy session `session` subscribed to (the seam for
 /// `notifications/resources/updated`).
 pub async fn subscriptions(
-    session: &crate::session::HttpSession,
+    session: &crate::session::Session,
 ) -> Result<Vec<String>, crate::session::SessionError> {
     Ok(session
         .get::<Vec<String>>(SUBSCRIPTIONS_KEY)

@@ -71,7 +71,7 @@ use crate::protocol::{
 use crate::schema::headers::{self, HeaderDecl};
 use crate::schema::is_object_schema;
 use crate::session::streams::Streams;
-use crate::session::{DynSessionStore, HttpSession, MemoryStore};
+use crate::session::{DynSessionStore, MemoryStore, Session};
 use crate::state::{Binding, Signer};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
@@ -241,13 +241,9 @@ impl Server {
     }
 
     /// A handle of session `id`, for tools.
-    pub(crate) fn session_handle(&self, id: &str) -> Option<HttpSession> {
+    pub(crate) fn session_handle(&self, id: &str) -> Option<Session> {
         let store = self.inner.sessions.clone()?;
-        Some(HttpSession::new(
-            id.into(),
-            store,
-            self.inner.streams.clone(),
-        ))
+        Some(Session::new(id.into(), store, self.inner.streams.clone()))
     }
 
     /// Answers one modern request whose envelope is valid and whose standard headers have

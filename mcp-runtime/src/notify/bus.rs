@@ -44,7 +44,7 @@ impl Change {
 
 /// What travels on the bus (opaque: serialize it with [`BusMessage::to_json`], read it back
 /// with [`BusMessage::from_json`]). `Debug` shows the session ids of a legacy session's
-/// messages as fingerprints, as [`HttpSession`](crate::HttpSession) does.
+/// messages as fingerprints, as [`Session`](crate::Session) does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BusMessage {
     /// The replica that published it.

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::{Change, Hub};
-use crate::session::HttpSession;
+use crate::session::Session;
 
 /// Whether the server advertises `change`'s notification to legacy clients.
 fn advertised(hub: &Hub, change: &Change) -> bool {
@@ -66,7 +66,7 @@ fn updated(hub: &Hub, sessions: Vec<std::sync::Arc<str>>, uris: Vec<String>) {
     let streams = hub.streams.clone();
     runtime.spawn(async move {
         for id in sessions {
-            let session = HttpSession::new(id.clone(), store.clone(), streams.clone());
+            let session = Session::new(id.clone(), store.clone(), streams.clone());
             let subscribed = match crate::dispatch::subscriptions(&session).await {
                 Ok(s) => s,
                 Err(e) => {

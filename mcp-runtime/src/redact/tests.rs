@@ -289,7 +289,7 @@ fn auth_context_shows_who_but_not_the_token() {
 #[test]
 fn http_session_shows_a_fingerprint_of_its_id() {
     let id = "0123456789abcdef0123456789abcdef";
-    let session = crate::HttpSession::new(
+    let session = crate::Session::new(
         id.into(),
         crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
         Arc::default(),
@@ -329,7 +329,7 @@ fn request_context_hides_query_secrets_and_the_session_id() {
         .into_parts();
     let mut ctx = crate::RequestContext::new(crate::protocol::Era::Legacy, "2025-06-18", parts);
     let id = "0123456789abcdef0123456789abcdef";
-    ctx.session = Some(crate::HttpSession::new(
+    ctx.session = Some(crate::Session::new(
         id.into(),
         crate::session::DynSessionStore::new(crate::session::MemoryStore::new()),
         Arc::default(),

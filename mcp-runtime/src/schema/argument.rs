@@ -11,7 +11,7 @@ use serde_json::Value;
 #[diagnostic::on_unimplemented(
     message = "MCP_202: `{Self}` cannot be a tool parameter",
     label = "this type has no JSON Schema or cannot be deserialized",
-    note = "tool arguments need `serde::Deserialize` and `schemars::JsonSchema` (derive both); runtime parameters are `mcp::HttpSession`, `Option<mcp::HttpSession>`, `Option<mcp::RequestMeta>`, `http::HeaderMap`, `http::request::Parts`, `mcp::Context`, `mcp::AuthContext` and `#[http_header(\"Name\")]` parameters"
+    note = "tool arguments need `serde::Deserialize` and `schemars::JsonSchema` (derive both); runtime parameters are `mcp::Session`, `Option<mcp::Session>`, `Option<mcp::RequestMeta>`, `http::HeaderMap`, `http::request::Parts`, `mcp::Context`, `mcp::AuthContext` and `#[http_header(\"Name\")]` parameters"
 )]
 pub trait ToolArgument: Sized {
     /// The property schema of the argument.

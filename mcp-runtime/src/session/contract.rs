@@ -28,8 +28,7 @@ use serde_json::{Value, json};
 
 use super::streams::Streams;
 use super::{
-    DynSessionStore, HttpSession, Owner, SessionError, SessionInfo, SessionLimits, SessionStore,
-    Update,
+    DynSessionStore, Owner, Session, SessionError, SessionInfo, SessionLimits, SessionStore, Update,
 };
 
 /// The session information the contract creates sessions with.
@@ -304,7 +303,7 @@ impl Serialize for Picky {
     }
 }
 
-/// `update` never loses data, through the store and through [`HttpSession`]:
+/// `update` never loses data, through the store and through [`Session`]:
 ///
 /// - [`Update::Keep`] writes nothing and returns the stored value; [`Update::Remove`]
 ///   removes it;
@@ -340,7 +339,7 @@ pub async fn update_keeps_what_it_cannot_change(store: impl SessionStore) {
     assert_eq!(store.update(&id, "n", &remove).await.expect("update"), None);
     assert!(store.keys(&id).await.expect("keys").is_empty());
 
-    let session = HttpSession::new(
+    let session = Session::new(
         id.as_str().into(),
         store.clone(),
         Arc::new(Streams::default()),

@@ -1,4 +1,4 @@
-//! [`HttpSession`]: the handle a tool binds to read and write its legacy session.
+//! [`Session`]: the handle a tool binds to read and write its legacy session.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -9,14 +9,15 @@ use serde_json::Value;
 use super::streams::Streams;
 use super::{DynSessionStore, StoreError, Update};
 
-/// The legacy HTTP session of a request: a key-value store whose values are kept as JSON,
+/// The legacy session of a request (over HTTP, the one `Mcp-Session-Id` names; over stdio and
+/// in-process, the connection's): a key-value store whose values are kept as JSON,
 /// so any [`SessionStore`](super::SessionStore) can hold them.
 ///
 /// Its `Debug` shows a fingerprint of the session id (`<redacted sha256:1a2b3c4d>`), not
 /// the id: whoever holds the id of a session without an owner can use it.
 ///
-/// Bind it as `mcp::HttpSession` (legacy requests with a session only) or
-/// `Option<mcp::HttpSession>` (`None` on modern and session-less requests).
+/// Bind it as `mcp::Session` (legacy requests with a session only) or
+/// `Option<mcp::Session>` (`None` on modern and session-less requests).
 ///
 /// **Concurrency**: each operation is atomic on its own. Two calls of one session that both
 /// `get` a value, change it and `set` it may lose one change (last writer wins); use
@@ -25,7 +26,7 @@ use super::{DynSessionStore, StoreError, Update};
 /// calls change.
 ///
 /// ```no_run
-/// # async fn add_item(session: mcp::HttpSession, item: String) -> Result<usize, mcp::session::SessionError> {
+/// # async fn add_item(session: mcp::Session, item: String) -> Result<usize, mcp::session::SessionError> {
 /// let items: Vec<String> = session
 ///     .update("items", |items: Option<Vec<String>>| {
 ///         let mut items = items.unwrap_or_default();
@@ -37,15 +38,15 @@ use super::{DynSessionStore, StoreError, Update};
 /// # }
 /// ```
 #[derive(Clone)]
-pub struct HttpSession {
+pub struct Session {
     id: Arc<str>,
     store: DynSessionStore,
     streams: Arc<Streams>,
 }
 
-impl std::fmt::Debug for HttpSession {
+impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpSession")
+        f.debug_struct("Session")
             .field("id", &crate::redact::Redacted::fingerprint(&*self.id))
             .finish_non_exhaustive()
     }
@@ -60,7 +61,7 @@ pub enum SessionError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The stored value of `key` does not convert to the type asked for (it has another
-    /// shape). [`HttpSession::update`] leaves such a value untouched.
+    /// shape). [`Session::update`] leaves such a value untouched.
     #[error("session value `{key}` has another shape than the type asked for")]
     WrongShape {
         /// The key.
@@ -98,7 +99,7 @@ impl From<SessionError> for crate::error::ToolError {
     }
 }
 
-impl HttpSession {
+impl Session {
     pub(crate) fn new(id: Arc<str>, store: DynSessionStore, streams: Arc<Streams>) -> Self {
         Self { id, store, streams }
     }
@@ -165,7 +166,7 @@ impl HttpSession {
     /// stored (`f` may run more than once; only the last run counts).
     ///
     /// ```no_run
-    /// # async fn take(session: mcp::HttpSession, item: String) -> Result<(), mcp::session::SessionError> {
+    /// # async fn take(session: mcp::Session, item: String) -> Result<(), mcp::session::SessionError> {
     /// let (items, removed) = session
     ///     .update_with("items", |items: Option<Vec<String>>| {
     ///         let mut items = items.unwrap_or_default();

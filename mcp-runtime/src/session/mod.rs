@@ -1,5 +1,5 @@
 //! Legacy HTTP sessions: the [`SessionStore`] trait and its in-memory default
-//! ([`MemoryStore`]), session limits and owners, the [`HttpSession`] handle tools bind, and
+//! ([`MemoryStore`]), session limits and owners, the [`Session`] handle tools bind, and
 //! the per-session event streams (the standalone GET stream with `Last-Event-ID` replay).
 //!
 //! Modern requests never create or use a session.
@@ -25,7 +25,7 @@ pub use self::redis::RedisStore;
 #[cfg(feature = "redis")]
 pub(crate) use self::redis::{error_text as redis_error_text, shown_url as redis_shown_url};
 pub use dyn_store::DynSessionStore;
-pub use handle::{HttpSession, SessionError};
+pub use handle::{Session, SessionError};
 pub use memory::MemoryStore;
 
 use crate::error::BoxError;
@@ -172,7 +172,7 @@ pub struct SessionInfo {
 }
 
 /// The result of creating a session. `Debug` shows fingerprints of the session ids, as
-/// [`HttpSession`] does.
+/// [`Session`] does.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Created {
     /// The new session id.

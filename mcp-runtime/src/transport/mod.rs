@@ -429,7 +429,7 @@ async fn initialize(
 /// The context of a legacy request, with `call` as its call state.
 fn legacy_context(
     parts: &Arc<http::request::Parts>,
-    session: Option<(crate::session::HttpSession, crate::session::SessionInfo)>,
+    session: Option<(crate::session::Session, crate::session::SessionInfo)>,
     call: Arc<crate::dispatch::CallState>,
 ) -> RequestContext {
     let header = protocol_version_header(&parts.headers).ok().flatten();

@@ -19,7 +19,7 @@ use crate::dispatch::{AuthContext, Server, SessionMode};
 use crate::protocol::{ErrorCode, ErrorObject, negotiate_legacy_version};
 use crate::session::identity::{ListenerOwner, caller_identity};
 use crate::session::streams::Refused;
-use crate::session::{HttpSession, Owner, SessionInfo};
+use crate::session::{Owner, Session, SessionInfo};
 
 /// The session header.
 pub(crate) use crate::protocol::headers::MCP_SESSION_ID;
@@ -82,7 +82,7 @@ fn store_failure(e: &(dyn std::error::Error + 'static)) -> Response {
 pub(crate) async fn resolve(
     server: &Server,
     parts: &Parts,
-) -> Result<Option<(HttpSession, SessionInfo)>, Response> {
+) -> Result<Option<(Session, SessionInfo)>, Response> {
     let Some(store) = server.session_store() else {
         return Ok(None);
     };

@@ -13,7 +13,7 @@ type Numbers = Vec<i64>;
 type Meta = Option<mcp::RequestMeta>;
 type Headers = http::HeaderMap;
 type Ctx = mcp::Context;
-type Session = mcp::HttpSession;
+type Session = mcp::Session;
 type Outcome<T> = Result<T, mcp::ToolError>;
 type Raw = mcp::CallToolResult;
 

@@ -8,7 +8,7 @@ struct Cart;
 #[mcp::service(name = "cart")]
 impl Cart {
     #[expect(deprecated)] // MCP_WARNING_204: `None` for modern requests is handled
-    pub fn add_item(&self, session: Option<mcp::HttpSession>, item: String) -> String {
+    pub fn add_item(&self, session: Option<mcp::Session>, item: String) -> String {
         match session {
             Some(_) => item,
             None => format!("{item} (no session)"),
@@ -25,7 +25,7 @@ struct Basket;
 #[expect(deprecated)]
 #[mcp::service(name = "basket")]
 impl Basket {
-    pub fn add_item(&self, session: Option<mcp::HttpSession>, item: String) -> String {
+    pub fn add_item(&self, session: Option<mcp::Session>, item: String) -> String {
         let _ = session;
         item
     }
@@ -36,7 +36,7 @@ struct Legacy;
 #[mcp::service(name = "legacy", protocol_mode = "modern")]
 impl Legacy {
     #[expect(deprecated)] // MCP_WARNING_203
-    pub fn visit(&self, session: Option<mcp::HttpSession>) -> bool {
+    pub fn visit(&self, session: Option<mcp::Session>) -> bool {
         session.is_some()
     }
 }

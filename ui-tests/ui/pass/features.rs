@@ -44,7 +44,7 @@ impl Library {
     /// * `book` - The book.
     #[prompt(title = "Summary")]
     #[allow(deprecated)] // MCP_WARNING_204: the session is `None` for modern requests
-    async fn summarize(&self, book: Text, style: Maybe, _session: Option<mcp::HttpSession>) -> Vec<mcp::PromptMessage> {
+    async fn summarize(&self, book: Text, style: Maybe, _session: Option<mcp::Session>) -> Vec<mcp::PromptMessage> {
         vec![mcp::PromptMessage::user(format!("{book} {}", style.unwrap_or_default()))]
     }
 

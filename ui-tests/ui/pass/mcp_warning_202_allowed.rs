@@ -8,7 +8,7 @@ struct Cart;
 #[mcp::service(name = "cart", protocol_mode = "auto")]
 #[allow(deprecated)]
 impl Cart {
-    pub fn add_item(&self, session: mcp::HttpSession, item: String) -> String {
+    pub fn add_item(&self, session: mcp::Session, item: String) -> String {
         let _ = session;
         item
     }

@@ -9,7 +9,7 @@ struct Cart;
 #[mcp::service(name = "cart")]
 impl Cart {
     #[allow(deprecated)]
-    pub fn add_item(&self, session: Option<mcp::HttpSession>, item: String) -> String {
+    pub fn add_item(&self, session: Option<mcp::Session>, item: String) -> String {
         let _ = session;
         item
     }
@@ -20,7 +20,7 @@ struct Basket;
 #[allow(deprecated)]
 #[mcp::service(name = "basket")]
 impl Basket {
-    pub fn add_item(&self, session: Option<mcp::HttpSession>, item: String) -> String {
+    pub fn add_item(&self, session: Option<mcp::Session>, item: String) -> String {
         let _ = session;
         item
     }

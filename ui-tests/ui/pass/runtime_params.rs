@@ -17,7 +17,7 @@ impl Inspect {
     #[allow(clippy::too_many_arguments)]
     pub async fn inspect(
         &self,
-        session: Option<mcp::HttpSession>,
+        session: Option<mcp::Session>,
         label: String,
         meta: Option<mcp::RequestMeta>,
         #[http_header("X-Trace")] trace: String,

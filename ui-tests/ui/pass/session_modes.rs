@@ -23,7 +23,7 @@ struct Stateful;
 #[mcp::service(name = "cart", protocol_mode = "legacy", session_mode = "stateful")]
 impl Stateful {
     /// A required session is fine for a legacy-only stateful service.
-    pub fn add_item(&self, session: mcp::HttpSession, item: String) -> String {
+    pub fn add_item(&self, session: mcp::Session, item: String) -> String {
         let _ = session;
         format!("added {item}")
     }
@@ -34,7 +34,7 @@ struct Stateless;
 #[mcp::service(name = "stateless", protocol_mode = "legacy", session_mode = "stateless")]
 impl Stateless {
     /// An optional session is allowed (and always `None`) in a stateless service.
-    pub fn has_session(&self, session: Option<mcp::HttpSession>) -> bool {
+    pub fn has_session(&self, session: Option<mcp::Session>) -> bool {
         session.is_some()
     }
 }

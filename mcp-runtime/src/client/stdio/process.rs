@@ -16,11 +16,11 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::{ProcessError, StdioCommand};
+use crate::base::frame::{Frame, FrameReader, Source};
 use crate::client::exchange::{Incoming, id_matches, rpc_error};
 use crate::client::handlers::ServerRequestHandlers;
 use crate::client::{ClientError, ProtocolError, TransportError};
 use crate::protocol::RequestId;
-use crate::base::frame::{Frame, FrameReader, Source};
 
 /// How long a server that closed its stdout has to exit before it is killed.
 const SETTLE: Duration = Duration::from_millis(500);

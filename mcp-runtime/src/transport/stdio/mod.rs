@@ -28,11 +28,10 @@
 //!   the request it names, which is then not answered.
 //! - **Sessions**: a legacy connection of a service with a session store is one session,
 //!   created by `initialize`, refreshed by each request and deleted when the connection
-//!   ends, so tools taking [`HttpSession`](crate::HttpSession) work over stdio too.
+//!   ends, so tools taking [`Session`](crate::Session) work over stdio too.
 //! - **Transport data**: there are no HTTP headers; `x-mcp-header` arguments are not
 //!   cross-checked (the body is the only signal), and tools binding HTTP parts see an
 //!   empty request. OAuth-protected services cannot be served over stdio.
-
 
 mod link;
 mod listen;
@@ -47,6 +46,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use crate::base::frame::{self, Frame, FrameReader, Source};
 use crate::dispatch::{
     CallState, ClientChannel, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
 };
@@ -59,7 +59,6 @@ use crate::protocol::{
 };
 use crate::redact::Redacted;
 use crate::session::{Owner, SessionInfo};
-use crate::base::frame::{self, Frame, FrameReader, Source};
 use link::Link;
 use output::Sink;
 
@@ -636,7 +635,7 @@ impl Connection {
 
 /// Opens the connection's session for one request (refreshing its idle timer); `None`
 /// when it expired or the store failed.
-async fn open_session(server: &Server, id: &str) -> Option<crate::session::HttpSession> {
+async fn open_session(server: &Server, id: &str) -> Option<crate::session::Session> {
     let store = server.session_store()?;
     match store
         .open(id, &Owner::Anonymous, &server.session_limits())

@@ -19,7 +19,7 @@ impl Sensor {
     }
 
     #[tool(structured_output = true)]
-    pub fn read(&self, session: mcp::HttpSession) -> Reading {
+    pub fn read(&self, session: mcp::Session) -> Reading {
         let _ = session;
         Reading { celsius: 21.5 }
     }

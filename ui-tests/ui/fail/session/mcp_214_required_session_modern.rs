@@ -1,5 +1,5 @@
-// The rule is judged by type: an alias of `mcp::HttpSession` is a session too.
-type Session = mcp::HttpSession;
+// The rule is judged by type: an alias of `mcp::Session` is a session too.
+type Session = mcp::Session;
 
 struct Cart;
 

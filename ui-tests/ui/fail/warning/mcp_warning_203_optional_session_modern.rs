@@ -2,7 +2,7 @@ struct Cart;
 
 #[mcp::service(name = "cart", protocol_mode = "modern")]
 impl Cart {
-    pub fn add_item(&self, session: Option<mcp::HttpSession>, item: String) -> String {
+    pub fn add_item(&self, session: Option<mcp::Session>, item: String) -> String {
         let _ = session;
         item
     }

@@ -241,3 +241,45 @@ pub use crate::__private::kinds::{
 };
 /// The traits behind the type rules on return values (see above).
 pub use crate::__private::output::{CallToolReturn, ListToolsReturn, Unstructured};
+
+use crate::__private::kinds::{
+    AuthKind, ContextKind, HeadersKind, MetaKind, MetaRequiredKind, NoWarning, OptAuthKind,
+    OptSessionKind, PartsKind, SessionKind,
+};
+
+/// The warning a parameter kind raises in each protocol mode: the generated code calls
+/// `kind.in_<mode>().emit()`, and a kind that warns returns the code's page struct from
+/// this module, whose `emit` is deprecated. rustc then reports
+/// ``use of deprecated method `mcp::diagnostics::MCP_WARNING_2xx::emit` ``.
+macro_rules! warnings {
+    ($($kind:ty => [$auto:ident, $auto_stateless:ident, $modern:ident]),* $(,)?) => {$(
+        impl $kind {
+            /// The warning in auto protocol mode.
+            pub fn in_auto_mode(&self) -> $auto {
+                $auto
+            }
+            /// The warning in auto protocol mode with `session_mode = "stateless"`.
+            pub fn in_auto_stateless_mode(&self) -> $auto_stateless {
+                $auto_stateless
+            }
+            /// The warning in modern protocol mode.
+            pub fn in_modern_mode(&self) -> $modern {
+                $modern
+            }
+        }
+    )*};
+}
+
+warnings!(
+    MetaKind => [NoWarning, NoWarning, NoWarning],
+    MetaRequiredKind => [NoWarning, NoWarning, NoWarning],
+    HeadersKind => [NoWarning, NoWarning, NoWarning],
+    PartsKind => [NoWarning, NoWarning, NoWarning],
+    ContextKind => [NoWarning, NoWarning, NoWarning],
+    AuthKind => [NoWarning, NoWarning, NoWarning],
+    OptAuthKind => [NoWarning, NoWarning, NoWarning],
+    // A required session in a stateless service is MCP_204 (an error), and in modern mode
+    // MCP_214: no warning on top.
+    SessionKind => [MCP_WARNING_202, NoWarning, NoWarning],
+    OptSessionKind => [MCP_WARNING_204, MCP_WARNING_204, MCP_WARNING_203],
+);

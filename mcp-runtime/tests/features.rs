@@ -580,7 +580,7 @@ async fn advanced_hooks_and_subscriptions() {
         assert_eq!(r.result(), &json!({}));
     }
     let stored = store
-        .get(&session, mcp::dispatch::SUBSCRIPTIONS_KEY)
+        .get(&session, mcp::session::SUBSCRIPTIONS_KEY)
         .await
         .expect("the store answers");
     assert_eq!(stored, Some(json!(["test://a", "test://b"])));
@@ -594,7 +594,7 @@ async fn advanced_hooks_and_subscriptions() {
         .await;
     assert_eq!(r.result(), &json!({}));
     let stored = store
-        .get(&session, mcp::dispatch::SUBSCRIPTIONS_KEY)
+        .get(&session, mcp::session::SUBSCRIPTIONS_KEY)
         .await
         .expect("the store answers");
     assert_eq!(stored, Some(json!(["test://b"])));
@@ -615,7 +615,7 @@ async fn advanced_hooks_and_subscriptions() {
     // Limits: URI length, subscription count, params.
     let long = format!(
         "test://{}",
-        "x".repeat(mcp::dispatch::MAX_SUBSCRIPTION_URI_BYTES)
+        "x".repeat(mcp::session::MAX_SUBSCRIPTION_URI_BYTES)
     );
     let r = c
         .send(legacy_in_session(
@@ -635,7 +635,7 @@ async fn advanced_hooks_and_subscriptions() {
         ))
         .await;
     assert_eq!(r.error_code(), Some(-32602));
-    for i in 1..mcp::dispatch::MAX_SUBSCRIPTIONS {
+    for i in 1..mcp::session::MAX_SUBSCRIPTIONS {
         let r = c
             .send(legacy_in_session(
                 &c,

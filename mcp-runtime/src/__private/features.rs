@@ -383,7 +383,7 @@ fn server_error(e: impl Into<BoxError>) -> ServerError {
 }
 
 /// A return type a resource method may have (the rule of
-/// [MCP_308](crate::diagnostics::MCP_308)).
+/// `MCP_308`).
 #[diagnostic::on_unimplemented(
     message = "MCP_308: a resource method cannot return `{Self}`",
     label = "not readable as resource contents",
@@ -500,7 +500,7 @@ impl<T: IntoReadResult, E: Into<BoxError>> IntoReadResult for Result<T, E> {
 }
 
 /// A return type a prompt method may have (the rule of
-/// [MCP_309](crate::diagnostics::MCP_309)).
+/// `MCP_309`).
 #[diagnostic::on_unimplemented(
     message = "MCP_309: a prompt method cannot return `{Self}`",
     label = "not prompt messages",
@@ -536,7 +536,7 @@ impl<T: IntoPromptResult, E: Into<BoxError>> IntoPromptResult for Result<T, E> {
 }
 
 /// A return type a completer may have (the rule of
-/// [MCP_310](crate::diagnostics::MCP_310)).
+/// `MCP_310`).
 #[diagnostic::on_unimplemented(
     message = "MCP_310: a completer cannot return `{Self}`",
     label = "not completion values",
@@ -642,7 +642,7 @@ use super::kinds::{
 };
 
 /// A parameter of a resource method that is not a template variable must be a runtime
-/// parameter: the rule of [MCP_302](crate::diagnostics::MCP_302).
+/// parameter: the rule of `MCP_302`.
 #[diagnostic::on_unimplemented(
     message = "MCP_302: this parameter of a resource method is neither a template variable nor a runtime parameter",
     label = "no template variable has this name",
@@ -650,7 +650,7 @@ use super::kinds::{
 )]
 pub trait ResourceRuntimeParam {}
 
-/// A prompt argument must be text: the rule of [MCP_306](crate::diagnostics::MCP_306).
+/// A prompt argument must be text: the rule of `MCP_306`.
 #[diagnostic::on_unimplemented(
     message = "MCP_306: a prompt argument must be `String` (required) or `Option<String>` (optional)",
     label = "prompt arguments are strings on the wire",

@@ -201,14 +201,26 @@ runtime_kind!(
     RequestMetaParameter,
     |call| Ok(call.meta().unwrap_or_default())
 );
+// Without HTTP (stdio, in-process) a request has no headers: the map is empty.
 runtime_kind!(HeadersKind, HeaderMap, HeaderMapParameter, |call| Ok(call
     .request()
     .headers()
-    .clone()));
-runtime_kind!(PartsKind, Parts, RequestPartsParameter, |call| Ok(call
+    .cloned()
+    .unwrap_or_default()));
+runtime_kind!(PartsKind, Parts, RequestPartsParameter, |call| {
+    call
     .request()
     .parts()
-    .clone()));
+    .cloned()
+    .ok_or_else(|| ServerError::Rpc {
+        code: ErrorCode::INVALID_REQUEST,
+        message: format!(
+            "Invalid Request: tool `{}` reads the HTTP request, and this request did not come over HTTP",
+            call.tool()
+        ),
+        data: None,
+    })
+});
 runtime_kind!(
     ContextKind,
     Context,
@@ -231,14 +243,14 @@ runtime_kind!(
 
 // ----------------------------------------------------------------- rule traits
 
-/// The rule of [MCP_206](crate::diagnostics::MCP_206): request metadata must be optional.
+/// The rule of `MCP_206`: request metadata must be optional.
 #[diagnostic::on_unimplemented(
     message = "MCP_206: request metadata must be optional: use `Option<mcp::RequestMeta>`",
     label = "clients may omit `_meta`",
     note = "declare the parameter as `Option<mcp::RequestMeta>`; it is `None` when the request has no `_meta`"
 )]
 pub trait MetaOptional {}
-/// The rule of [MCP_204](crate::diagnostics::MCP_204): no required session in a stateless
+/// The rule of `MCP_204`: no required session in a stateless
 /// service.
 #[diagnostic::on_unimplemented(
     message = "MCP_204: a required `mcp::Session` parameter cannot be used in a stateless service",
@@ -246,7 +258,7 @@ pub trait MetaOptional {}
     note = "use `Option<mcp::Session>`, or set `session_mode = \"stateful\"` or `\"auto\"`"
 )]
 pub trait StatelessOk {}
-/// The rule of [MCP_214](crate::diagnostics::MCP_214): no required session in modern protocol
+/// The rule of `MCP_214`: no required session in modern protocol
 /// mode.
 #[diagnostic::on_unimplemented(
     message = "MCP_214: a required `mcp::Session` parameter cannot be used in modern protocol mode",
@@ -254,14 +266,14 @@ pub trait StatelessOk {}
     note = "use `Option<mcp::Session>`, or set `protocol_mode = \"auto\"` or `\"legacy\"`"
 )]
 pub trait ModernOk {}
-/// The rule of [MCP_215](crate::diagnostics::MCP_215) for runtime parameters marked as header
+/// The rule of `MCP_215` for runtime parameters marked as header
 /// arguments (arguments need [`HeaderArgument`](crate::HeaderArgument)).
 #[diagnostic::on_unimplemented(
     message = "MCP_215: `#[argument(header = ...)]` applies to a non-optional `String`, integer or `bool` argument",
     label = "not a tool argument"
 )]
 pub trait HeaderArgumentKind {}
-/// The rule of [MCP_207](crate::diagnostics::MCP_207): a runtime value is bound twice.
+/// The rule of `MCP_207`: a runtime value is bound twice.
 /// Implemented for every pair of different parameter groups (and, in basic tools, for two
 /// ordinary arguments).
 #[diagnostic::on_unimplemented(
@@ -270,7 +282,7 @@ pub trait HeaderArgumentKind {}
     note = "a tool binds each runtime value (session, request metadata, headers, request parts, context, auth context) at most once: remove this parameter"
 )]
 pub trait Distinct<Earlier> {}
-/// The rule of [MCP_207](crate::diagnostics::MCP_207) in advanced methods, where a second
+/// The rule of `MCP_207` in advanced methods, where a second
 /// primary parameter is a duplicate too.
 #[diagnostic::on_unimplemented(
     message = "MCP_207: duplicate parameter: an earlier parameter of this method already binds the same value",
@@ -350,44 +362,8 @@ impl NoWarning {
     pub fn emit(&self) {}
 }
 
-use crate::diagnostics::{MCP_WARNING_202, MCP_WARNING_203, MCP_WARNING_204};
-
-/// The warning a parameter kind raises in each protocol mode: the generated code calls
-/// `kind.in_<mode>().emit()`, and a kind that warns returns the code's page struct from
-/// [`crate::diagnostics`], whose `emit` is deprecated. rustc then reports
-/// ``use of deprecated method `mcp::diagnostics::MCP_WARNING_2xx::emit` ``.
-macro_rules! warnings {
-    ($($kind:ty => [$auto:ident, $auto_stateless:ident, $modern:ident]),* $(,)?) => {$(
-        impl $kind {
-            /// The warning in auto protocol mode.
-            pub fn in_auto_mode(&self) -> $auto {
-                $auto
-            }
-            /// The warning in auto protocol mode with `session_mode = "stateless"`.
-            pub fn in_auto_stateless_mode(&self) -> $auto_stateless {
-                $auto_stateless
-            }
-            /// The warning in modern protocol mode.
-            pub fn in_modern_mode(&self) -> $modern {
-                $modern
-            }
-        }
-    )*};
-}
-
-warnings!(
-    MetaKind => [NoWarning, NoWarning, NoWarning],
-    MetaRequiredKind => [NoWarning, NoWarning, NoWarning],
-    HeadersKind => [NoWarning, NoWarning, NoWarning],
-    PartsKind => [NoWarning, NoWarning, NoWarning],
-    ContextKind => [NoWarning, NoWarning, NoWarning],
-    AuthKind => [NoWarning, NoWarning, NoWarning],
-    OptAuthKind => [NoWarning, NoWarning, NoWarning],
-    // A required session in a stateless service is MCP_204 (an error), and in modern mode
-    // MCP_214: no warning on top.
-    SessionKind => [MCP_WARNING_202, NoWarning, NoWarning],
-    OptSessionKind => [MCP_WARNING_204, MCP_WARNING_204, MCP_WARNING_203],
-);
+// The warnings of each kind in each protocol mode are in `crate::diagnostics`, next to
+// the warnings' pages.
 
 impl<T> ArgKind<T> {
     /// No warning in auto protocol mode.
@@ -407,7 +383,7 @@ impl<T> ArgKind<T> {
 // ------------------------------------------------------------- advanced methods
 
 /// The primary parameter of `on_list_tools`, the cursor: a rule of
-/// [MCP_211](crate::diagnostics::MCP_211).
+/// `MCP_211`.
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_list_tools` accepts",
     label = "expected the cursor (`Option<String>`) or a runtime parameter",
@@ -425,7 +401,7 @@ impl ListPrimary for Option<String> {
 }
 
 /// The primary parameter of `on_call_tool`, the call parameters: a rule of
-/// [MCP_211](crate::diagnostics::MCP_211).
+/// `MCP_211`.
 #[diagnostic::on_unimplemented(
     message = "MCP_211: `{Self}` is not a parameter `on_call_tool` accepts",
     label = "expected `mcp::CallToolParams` or a runtime parameter",
@@ -442,7 +418,7 @@ impl CallPrimary for CallToolParams {
     }
 }
 
-/// Binds a parameter of `on_list_tools`: the rule of [MCP_211](crate::diagnostics::MCP_211).
+/// Binds a parameter of `on_list_tools`: the rule of `MCP_211`.
 #[diagnostic::on_unimplemented(
     message = "MCP_211: this parameter cannot be bound by `on_list_tools`",
     label = "not a parameter of `on_list_tools`",
@@ -459,7 +435,7 @@ pub trait ListBind {
     ) -> Result<Self::Out, ServerError>;
 }
 
-/// Binds a parameter of `on_call_tool`: the rule of [MCP_211](crate::diagnostics::MCP_211).
+/// Binds a parameter of `on_call_tool`: the rule of `MCP_211`.
 #[diagnostic::on_unimplemented(
     message = "MCP_211: this parameter cannot be bound by `on_call_tool`",
     label = "not a parameter of `on_call_tool`",
@@ -539,7 +515,10 @@ pub fn header_param<T: crate::schema::argument::HeaderParam>(
     call: &CallArgs<'_>,
     header: &'static str,
 ) -> Result<T, ServerError> {
-    T::from_headers(call.request().headers(), header).map_err(ServerError::InvalidParams)
+    // Without HTTP the request has no headers: the parameter reads as absent.
+    let none = HeaderMap::new();
+    let headers = call.request().headers().unwrap_or(&none);
+    T::from_headers(headers, header).map_err(ServerError::InvalidParams)
 }
 
 /// The raw JSON of an argument, for tests of generated code.

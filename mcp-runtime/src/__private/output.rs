@@ -450,7 +450,7 @@ impl<T> NoSchema<T> {
     }
 }
 
-/// The rule of [MCP_222](crate::diagnostics::MCP_222): a return type without a JSON Schema
+/// The rule of `MCP_222`: a return type without a JSON Schema
 /// cannot back `structured_output = true`.
 #[diagnostic::on_unimplemented(
     message = "MCP_222: `structured_output = true` on a tool whose return type `{Self}` has no JSON Schema",
@@ -469,7 +469,7 @@ pub fn assert_structured<T: RequiredSchema>(_: &T) {}
 
 // ------------------------------------------------------------- advanced returns
 
-/// What `on_list_tools` may return: the rule of [MCP_212](crate::diagnostics::MCP_212).
+/// What `on_list_tools` may return: the rule of `MCP_212`.
 #[diagnostic::on_unimplemented(
     message = "MCP_212: `on_list_tools` cannot return `{Self}`",
     label = "expected `mcp::ListToolsResult` or `Result<mcp::ListToolsResult, E>` with `E: Into<mcp::ServerError>`",
@@ -493,7 +493,7 @@ impl<E: Into<ServerError>> ListToolsReturn for Result<ListToolsResult, E> {
     }
 }
 
-/// What `on_call_tool` may return: the rule of [MCP_212](crate::diagnostics::MCP_212).
+/// What `on_call_tool` may return: the rule of `MCP_212`.
 #[diagnostic::on_unimplemented(
     message = "MCP_212: `on_call_tool` cannot return `{Self}`",
     label = "expected `mcp::CallToolResult`, `mcp::CallToolResponse`, `mcp::InputRequiredResult`, or a `Result` of one with `E: Into<mcp::ServerError>`",

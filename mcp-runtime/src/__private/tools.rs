@@ -224,10 +224,7 @@ pub fn list_static(tools: &[Tool], cursor: Option<String>) -> Result<ListToolsRe
     })
 }
 
-/// The error for a call to a tool the service does not have.
-pub fn unknown_tool(name: &str) -> ServerError {
-    ServerError::invalid_params(format!("Unknown tool: {name}"))
-}
+pub use crate::error::unknown_tool;
 
 /// Boxes a handler future.
 pub fn boxed<'a, T>(

@@ -15,8 +15,8 @@ use super::config::{OAuthConfig, TokenValidator};
 use super::listener::{Listener, ListenerAuth};
 use super::{AuthError, introspect, jwt};
 use crate::base::AuthContext;
+use crate::base::ScopeChallenge;
 use crate::error::Error;
-use crate::transport::ScopeChallenge;
 
 /// The authentication attached to a server.
 pub(crate) enum AuthConfig {

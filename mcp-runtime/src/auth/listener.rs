@@ -3,7 +3,7 @@
 //! or 403 without a challenge.
 
 use base64::Engine as _;
-use http::{HeaderMap, StatusCode, header};
+use http::{HeaderMap, header};
 use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::{Map, Value};
 use subtle::ConstantTimeEq as _;
@@ -134,8 +134,7 @@ impl Listener {
         &self,
         headers: &HeaderMap,
     ) -> Result<ListenerOwner, axum::response::Response> {
-        let unauthorized =
-            || crate::transport::plain_error(StatusCode::UNAUTHORIZED, "Unauthorized");
+        let unauthorized = || super::unauthorized_response("Unauthorized");
         let value = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())

@@ -100,3 +100,18 @@ impl AuthError {
         }
     }
 }
+
+/// HTTP 401 with a JSON-RPC error body (`id` null, code `-32000`), the shape of every
+/// refusal the HTTP transport answers before a request reaches the server.
+fn unauthorized_response(message: &str) -> axum::response::Response {
+    use crate::protocol::{ErrorCode, ErrorObject, JsonRpcError};
+    let error = ErrorObject::new(ErrorCode::TRANSPORT, message);
+    let body = serde_json::to_vec(&JsonRpcError::new(None, error)).unwrap_or_default();
+    let mut r = axum::response::Response::new(axum::body::Body::from(body));
+    *r.status_mut() = http::StatusCode::UNAUTHORIZED;
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    r
+}

@@ -8,6 +8,7 @@
 //! in-process message pipe.
 
 pub(crate) mod frame;
+pub(crate) mod host;
 pub(crate) mod pipe;
 
 use std::collections::BTreeSet;
@@ -148,4 +149,15 @@ impl AuthContext {
         self.token = token.into();
         self
     }
+}
+
+/// Marks a 403 answer to a caller that lacks scopes; the OAuth layer turns it into an
+/// `insufficient_scope` challenge naming these scopes.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(crate) struct ScopeChallenge {
+    /// The scopes the operation needs.
+    pub(crate) scopes: Vec<String>,
+    /// The `error_description`.
+    pub(crate) description: String,
 }

@@ -139,7 +139,7 @@ pub(crate) struct CallState {
     sample_count: AtomicUsize,
     /// The last progress value sent, to keep it increasing.
     last_progress: Mutex<Option<f64>>,
-    /// The notifier of the server serving the call, for [`crate::notify::current`].
+    /// The notifier of the server serving the call, for [`super::current_notifier`].
     pub(crate) notifier: Option<crate::notify::Notifier>,
 }
 
@@ -176,15 +176,6 @@ impl Default for CallState {
 }
 
 impl CallState {
-    /// The call state of a context that `transport::outbound::serve` gives its own state
-    /// before anything reads it: one shared value, so that building such a context
-    /// allocates nothing for it.
-    pub(crate) fn placeholder() -> Arc<Self> {
-        static PLACEHOLDER: std::sync::LazyLock<Arc<CallState>> =
-            std::sync::LazyLock::new(Arc::default);
-        PLACEHOLDER.clone()
-    }
-
     pub(crate) fn new(
         era: crate::protocol::Era,
         channel: Option<Arc<dyn ClientChannel>>,
@@ -205,23 +196,6 @@ impl CallState {
             last_progress: Mutex::new(None),
             notifier: None,
         }
-    }
-
-    /// Fills in what a call learns from the server serving it and from its request `cx`:
-    /// whether the client samples, the input-round timeout and the server's notifier
-    /// (`has_session`: whether the call runs on a legacy session). Both transports build a
-    /// call's state this way.
-    pub(crate) fn serving(
-        mut self,
-        server: &super::Server,
-        cx: &super::RequestContext,
-        has_session: bool,
-    ) -> Self {
-        self.client_sampling = cx.client_capabilities.sampling.is_some();
-        self.has_session = has_session;
-        self.timeout = server.config().input_round_timeout;
-        self.notifier = Some(server.notifier());
-        self
     }
 
     /// The threshold of this request: `None` sends nothing.

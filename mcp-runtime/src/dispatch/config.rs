@@ -193,7 +193,7 @@ impl ServiceConfig {
                     "allowed host \"*\": to accept any Host, use host_validation(false)".into(),
                 ));
             }
-            if !crate::transport::is_host_pattern(host) {
+            if !crate::base::host::is_host_pattern(host) {
                 return Err(Error::Config(format!(
                     "allowed host {host:?} is not a host name, an address or host:port (IPv6 in brackets)"
                 )));

@@ -9,7 +9,8 @@ use super::AuthContext;
 use crate::protocol::{ClientCapabilities, Era, Implementation, JsonObject};
 use crate::session::Session;
 
-/// The request a handler serves: its era, HTTP data and metadata.
+/// The request a handler serves: its era, metadata, caller and session, and what its
+/// transport knows (over HTTP, the request's headers and parts).
 ///
 /// Advanced handlers receive it directly and read everything a basic tool can bind from it
 /// (the caller with [`auth`](Self::auth), the legacy session with
@@ -17,14 +18,15 @@ use crate::session::Session;
 /// those pieces as runtime parameters (`Option<mcp::AuthContext>`, `mcp::Session`,
 /// `http::HeaderMap`, `http::request::Parts`, `Option<mcp::RequestMeta>`).
 ///
-/// `Debug` shows the era, version, method, URI (the values of query parameters that look
-/// like credentials, such as `token` or `api_key`, masked `***`) and the session (by a
-/// fingerprint of its id); not the headers nor the caller's credential.
+/// `Debug` shows the era, version, the HTTP method and URI (the values of query parameters
+/// that look like credentials, such as `token` or `api_key`, masked `***`) and the session
+/// (by a fingerprint of its id); not the headers nor the caller's credential.
 #[derive(Clone)]
 pub struct RequestContext {
     pub(crate) era: Era,
     pub(crate) protocol_version: Arc<str>,
-    pub(crate) parts: Arc<Parts>,
+    /// What the transport knows (HTTP: `Arc<Parts>`).
+    pub(crate) extensions: http::Extensions,
     pub(crate) meta: Option<JsonObject>,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Option<Arc<Implementation>>,
@@ -33,41 +35,38 @@ pub struct RequestContext {
     pub(crate) requester: Option<super::Requester>,
     /// What the handler shares with the transport (channel back, cancellation, log level).
     pub(crate) call: Arc<super::channel::CallState>,
-    /// The params of a `tools/call` the transport's fast read already read into their type
-    /// (`protocol::wire`): the call's handler takes them instead of reading the params
-    /// object, which the request then lacks.
-    pub(crate) call_params: Option<Box<crate::protocol::CallToolParams>>,
 }
 
 impl std::fmt::Debug for RequestContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RequestContext")
-            .field("era", &self.era)
-            .field("protocol_version", &self.protocol_version)
-            .field("method", &self.parts.method)
-            .field(
+        let mut f = f.debug_struct("RequestContext");
+        f.field("era", &self.era)
+            .field("protocol_version", &self.protocol_version);
+        if let Some(parts) = self.parts() {
+            f.field("method", &parts.method).field(
                 "uri",
-                &format_args!("{}", crate::redact::url(&self.parts.uri.to_string())),
-            )
-            .field("session", &self.session)
-            .finish_non_exhaustive()
+                &format_args!("{}", crate::redact::url(&parts.uri.to_string())),
+            );
+        }
+        f.field("session", &self.session).finish_non_exhaustive()
     }
 }
 
 impl RequestContext {
     /// The [`Notifier`](crate::Notifier) of the server running this handler (`None` outside
     /// a request): an advanced service announces the changes of its lists through it.
-    pub fn notifier(&self) -> Option<crate::Notifier> {
-        crate::notify::current()
+    pub fn notifier(&self) -> Option<crate::notify::Notifier> {
+        super::current_notifier()
     }
 
-    /// A context for a request of `era` (used by tests and by code that drives a service
-    /// without HTTP).
-    pub fn new(era: Era, protocol_version: &str, parts: Parts) -> Self {
+    /// A context for a request of `era` with nothing else known (for tests, and code that
+    /// drives a service's hooks directly); add transport facts with
+    /// [`extensions_mut`](Self::extensions_mut), such as an `Arc<http::request::Parts>`.
+    pub fn new(era: Era, protocol_version: &str) -> Self {
         Self {
             era,
             protocol_version: protocol_version.into(),
-            parts: Arc::new(parts),
+            extensions: http::Extensions::new(),
             meta: None,
             client_capabilities: Arc::default(),
             client_info: None,
@@ -75,7 +74,6 @@ impl RequestContext {
             auth: None,
             requester: None,
             call: Arc::default(),
-            call_params: None,
         }
     }
 
@@ -89,19 +87,31 @@ impl RequestContext {
         &self.protocol_version
     }
 
-    /// The HTTP request line and headers.
-    pub fn parts(&self) -> &Parts {
-        &self.parts
+    /// The HTTP request line and headers; `None` on transports without HTTP (stdio,
+    /// in-process).
+    pub fn parts(&self) -> Option<&Parts> {
+        self.extensions.get::<Arc<Parts>>().map(|p| &**p)
     }
 
-    /// The HTTP headers.
-    pub fn headers(&self) -> &HeaderMap {
-        &self.parts.headers
+    /// The HTTP headers; `None` on transports without HTTP.
+    pub fn headers(&self) -> Option<&HeaderMap> {
+        self.parts().map(|p| &p.headers)
     }
 
-    /// The first value of header `name`, if it is valid text.
+    /// The first value of HTTP header `name`, if the request has it as valid text.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.parts.headers.get(name)?.to_str().ok()
+        self.headers()?.get(name)?.to_str().ok()
+    }
+
+    /// What the transport knows about the request besides the message: over HTTP an
+    /// `Arc<http::request::Parts>` (read it with [`parts`](Self::parts)); empty elsewhere.
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// The extensions, to add to (tests, code driving hooks directly).
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        &mut self.extensions
     }
 
     /// The request's `_meta`, without the reserved envelope keys.

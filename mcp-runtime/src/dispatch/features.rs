@@ -20,6 +20,7 @@ use crate::protocol::{
     CacheScope, Cacheable, CompleteParams, Era, ErrorCode, ErrorObject, GetPromptParams,
     JsonObject, PaginatedParams, ReadResourceParams, RequestEnvelope, ResultType, SubscribeParams,
 };
+use crate::session::{MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY};
 
 /// The features a service has beyond tools. They decide the capabilities a server
 /// advertises, and which methods reach the service.
@@ -114,15 +115,6 @@ pub(crate) const METHODS: [&str; 8] = [
     "prompts/get",
     "completion/complete",
 ];
-
-/// The session key holding a legacy session's subscribed URIs (a JSON array of strings).
-pub const SUBSCRIPTIONS_KEY: &str = "mcp.resourceSubscriptions";
-
-/// How many URIs one legacy session may subscribe to.
-pub const MAX_SUBSCRIPTIONS: usize = 1000;
-
-/// The longest URI a session may subscribe to, in bytes.
-pub const MAX_SUBSCRIPTION_URI_BYTES: usize = 8 * 1024;
 
 impl Server {
     /// Answers a method of [`METHODS`].
@@ -370,15 +362,4 @@ async fn subscribe(params: Option<JsonObject>, cx: &RequestContext, add: bool) -
         )),
         Err(e) => Reply::from_server_error(&ServerError::internal(e)),
     }
-}
-
-/// The URIs legacy session `session` subscribed to (the seam for
-/// `notifications/resources/updated`).
-pub async fn subscriptions(
-    session: &crate::session::Session,
-) -> Result<Vec<String>, crate::session::SessionError> {
-    Ok(session
-        .get::<Vec<String>>(SUBSCRIPTIONS_KEY)
-        .await?
-        .unwrap_or_default())
 }

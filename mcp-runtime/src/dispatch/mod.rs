@@ -16,6 +16,8 @@ mod input_checks;
 mod legacy;
 mod params;
 mod reply;
+mod request;
+mod serve;
 pub(crate) mod service;
 mod shim;
 mod talk;
@@ -34,7 +36,6 @@ use serde_json::{Map, Value, json};
 pub use crate::base::{AuthContext, BoxFuture};
 pub use crate::error::ToolError;
 pub use builder::{IntoServer, IntoService, ServerBuilder};
-pub(crate) use channel::{CallState, Threshold};
 pub use channel::{ClientChannel, LogLevel, SESSION_LOG_LEVEL_KEY};
 pub(crate) use config::ServiceConfig;
 pub use config::{CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, SessionMode};
@@ -44,28 +45,28 @@ pub use elicit::{
     __form_field, Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema,
     ToolOutput, elicit_form, elicit_url, form_of,
 };
-pub use features::{
-    Features, MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions,
-};
+pub use features::Features;
 pub use params::{Context, RequestMeta};
 pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,
     method_not_found,
 };
+pub(crate) use request::Params;
+pub use request::{McpRequest, McpResponse};
 pub use service::AdvancedService;
 pub(crate) use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;
 pub use trace_bridge::ClientLogLayer;
-pub(crate) use trace_bridge::{scoped, with_call};
+pub(crate) use trace_bridge::{current_notifier, scoped};
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 
 use crate::error::{Error, InsufficientScopeError, ServerError};
 use crate::protocol::{
     CallToolParams, CallToolResponse, CallToolResult, DiscoverResult, ErrorCode, ErrorObject,
     InitializeParams, InitializeResult, InputRequiredResult, JsonObject, ListToolsParams,
-    ListToolsResult, META_SERVER_INFO, MODERN_VERSIONS, Request, RequestEnvelope, ResultType,
+    ListToolsResult, META_SERVER_INFO, MODERN_VERSIONS, RequestEnvelope, ResultType,
     ServerCapabilities, Tool, ToolsCapability, negotiate_legacy_version,
 };
 use crate::schema::headers::{self, HeaderDecl};
@@ -247,27 +248,30 @@ impl Server {
     }
 
     /// Answers one modern request whose envelope is valid and whose standard headers have
-    /// been checked. Callers run it in a call scope whose state carries this server's
-    /// notifier ([`scoped`]), or in [`crate::notify::scoped`], so that handlers find it.
-    pub(crate) async fn handle_modern(&self, request: Request, cx: RequestContext) -> Reply {
-        match request.method.as_str() {
+    /// been checked, in the call scope [`Server::serve`] sets up.
+    async fn handle_modern(&self, method: &str, params: Params, cx: RequestContext) -> Reply {
+        match method {
             "server/discover" => Reply::Ok(JsonText::Shared(self.inner.discover.clone())),
-            "tools/list" => self.modern_list_tools(request.params, cx).await,
-            "tools/call" => self.modern_call_tool(request.params, cx).await,
-            m if features::METHODS.contains(&m) => self.handle_feature(m, request.params, cx).await,
+            "tools/list" => self.modern_list_tools(params.into_object(), cx).await,
+            "tools/call" => self.modern_call_tool(params, cx).await,
+            m if features::METHODS.contains(&m) => {
+                self.handle_feature(m, params.into_object(), cx).await
+            }
             _ => method_not_found(StatusCode::NOT_FOUND),
         }
     }
 
     /// Answers one legacy request (run as [`Server::handle_modern`] is).
-    pub(crate) async fn handle_legacy(&self, request: Request, cx: RequestContext) -> Reply {
-        match request.method.as_str() {
-            "initialize" => self.initialize(request.params),
+    async fn handle_legacy(&self, method: &str, params: Params, cx: RequestContext) -> Reply {
+        match method {
+            "initialize" => self.initialize(params.into_object()),
             "ping" => Reply::result(&json!({})),
-            "tools/list" => self.legacy_list_tools(request.params, cx).await,
-            "tools/call" => self.legacy_call_tool(request.params, cx).await,
-            "logging/setLevel" => talk::set_log_level(request.params, &cx).await,
-            m if features::METHODS.contains(&m) => self.handle_feature(m, request.params, cx).await,
+            "tools/list" => self.legacy_list_tools(params.into_object(), cx).await,
+            "tools/call" => self.legacy_call_tool(params, cx).await,
+            "logging/setLevel" => talk::set_log_level(params.into_object(), &cx).await,
+            m if features::METHODS.contains(&m) => {
+                self.handle_feature(m, params.into_object(), cx).await
+            }
             _ => method_not_found(StatusCode::OK),
         }
     }
@@ -308,7 +312,7 @@ impl Server {
         self.inner
             .hub
             .is_disabled(tool)
-            .then(|| Reply::from_server_error(&crate::__private::unknown_tool(tool)))
+            .then(|| Reply::from_server_error(&crate::error::unknown_tool(tool)))
     }
 
     /// Whether a `tools/list` asks for the first page of fixed tools, which is the same for
@@ -382,16 +386,14 @@ impl Server {
         reply
     }
 
-    async fn modern_call_tool(&self, params: Option<JsonObject>, mut cx: RequestContext) -> Reply {
-        if params
-            .as_ref()
-            .and_then(|p| p.get("requestState"))
-            .is_some_and(|s| !s.is_string())
+    async fn modern_call_tool(&self, params: Params, cx: RequestContext) -> Reply {
+        if let Params::Object(Some(object)) = &params
+            && object.get("requestState").is_some_and(|s| !s.is_string())
         {
             tracing::debug!(reason = "not a string", "refusing a request state");
             return invalid_request_state();
         }
-        let mut params = match call_params(params, &mut cx) {
+        let mut params = match call_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -421,14 +423,10 @@ impl Server {
             Ok(d) => d,
             Err(r) => return r,
         };
-        // Over stdio the body is the only signal: there are no headers to cross-check.
-        let stdio = cx
-            .parts
-            .extensions
-            .get::<crate::transport::stdio::StdioRequest>()
-            .is_some();
-        if let Some(decls) = decls.filter(|_| !stdio) {
-            let lookup = |name: &str| cx.parts.headers.get(name).map(|v| v.as_bytes());
+        // Without HTTP headers (stdio, in-process) the body is the only signal: there is
+        // nothing to cross-check.
+        if let (Some(decls), Some(sent)) = (decls, cx.headers()) {
+            let lookup = |name: &str| sent.get(name).map(|v| v.as_bytes());
             if let Err(m) = headers::check_params(&decls, params.arguments.as_ref(), lookup) {
                 return header_mismatch(&m.header, &m.problem);
             }
@@ -483,8 +481,8 @@ impl Server {
         Reply::result(&result)
     }
 
-    async fn legacy_call_tool(&self, params: Option<JsonObject>, mut cx: RequestContext) -> Reply {
-        let mut params = match call_params(params, &mut cx) {
+    async fn legacy_call_tool(&self, params: Params, cx: RequestContext) -> Reply {
+        let mut params = match call_params(params) {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -645,7 +643,8 @@ fn binding<'a>(params: &'a CallToolParams, caller: Option<&'a str>) -> Binding<'
 /// sessions (the issuer, client and subject of its token, or its Basic user name), `None`
 /// for callers that cannot be told apart.
 fn caller(cx: &RequestContext) -> Option<String> {
-    match crate::session::identity::caller_identity(cx.auth.as_ref(), &cx.parts.extensions) {
+    let transport = cx.parts().map(|p| &p.extensions);
+    match crate::session::identity::caller_identity(cx.auth.as_ref(), transport) {
         crate::session::Owner::Anonymous => None,
         crate::session::Owner::Caller(key) => Some(key.to_string()),
     }
@@ -662,18 +661,15 @@ fn parse_params<T: serde::de::DeserializeOwned>(params: Option<JsonObject>) -> R
 }
 
 /// [`parse_params`] for `tools/call`, without rebuilding its objects: the params the
-/// transport already read typed ([`RequestContext::call_params`], a valid `requestState`
-/// included), else those of the `params` object.
-fn call_params(
-    params: Option<JsonObject>,
-    cx: &mut RequestContext,
-) -> Result<CallToolParams, Reply> {
-    if let Some(typed) = cx.call_params.take() {
-        return Ok(*typed);
-    }
-    match CallToolParams::take(params.unwrap_or_default()) {
-        Ok(params) => Ok(params),
-        Err(map) => parse_params(Some(map)),
+/// transport's read took typed ([`Params::Call`], a valid `requestState` included), else
+/// those of the `params` object (a message the fast read left to the strict one).
+fn call_params(params: Params) -> Result<CallToolParams, Reply> {
+    match params {
+        Params::Call(typed) => Ok(*typed),
+        Params::Object(object) => match CallToolParams::take(object.unwrap_or_default()) {
+            Ok(params) => Ok(params),
+            Err(map) => parse_params(Some(map)),
+        },
     }
 }
 

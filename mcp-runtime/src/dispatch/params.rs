@@ -70,8 +70,8 @@ impl PartialEq for Context {
 impl Context {
     /// The [`Notifier`](crate::Notifier) of the server running this handler (`None` outside
     /// a request): a tool announces changes through it.
-    pub fn notifier(&self) -> Option<crate::Notifier> {
-        crate::notify::current()
+    pub fn notifier(&self) -> Option<crate::notify::Notifier> {
+        super::current_notifier()
     }
 
     /// The answer to input request `key`: `None` when the client did not answer it (or sent

@@ -40,6 +40,11 @@ pub(crate) fn with_call<R>(f: impl FnOnce(&CallState) -> R) -> Option<R> {
     CALL.try_with(|call| f(call)).ok()
 }
 
+/// The notifier of the server whose handler the current task runs, if any.
+pub(crate) fn current_notifier() -> Option<crate::notify::Notifier> {
+    with_call(|call| call.notifier.clone()).flatten()
+}
+
 /// A [`tracing_subscriber::Layer`] that sends the events of the named targets, emitted on
 /// the task serving a call, to that call's client as log messages: `ERROR` → `error`, `WARN`
 /// → `warning`, `INFO` → `info`, `DEBUG` and `TRACE` → `debug`; the logger is the event's

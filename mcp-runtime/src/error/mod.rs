@@ -269,3 +269,8 @@ pub enum Error {
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
+
+/// The error for a call to a tool the service does not have.
+pub fn unknown_tool(name: &str) -> ServerError {
+    ServerError::invalid_params(format!("Unknown tool: {name}"))
+}

@@ -67,7 +67,7 @@ fn updated(hub: &Hub, sessions: Vec<std::sync::Arc<str>>, uris: Vec<String>) {
     runtime.spawn(async move {
         for id in sessions {
             let session = Session::new(id.clone(), store.clone(), streams.clone());
-            let subscribed = match crate::dispatch::subscriptions(&session).await {
+            let subscribed = match crate::session::subscriptions(&session).await {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::debug!(error = %e, "cannot read a session's subscriptions");

@@ -31,12 +31,12 @@ pub const DEFAULT_MAX_LISTENERS: usize = 10_000;
 pub const DEFAULT_LISTENER_QUEUE: usize = 256;
 /// The default cap on the URIs of one `subscriptions/listen` filter
 /// (`resourceSubscriptions`), as many as a legacy session may subscribe to
-/// ([`MAX_SUBSCRIPTIONS`](crate::dispatch::MAX_SUBSCRIPTIONS)).
-pub const DEFAULT_MAX_LISTEN_URIS: usize = crate::dispatch::MAX_SUBSCRIPTIONS;
+/// ([`MAX_SUBSCRIPTIONS`](crate::session::MAX_SUBSCRIPTIONS)).
+pub const DEFAULT_MAX_LISTEN_URIS: usize = crate::session::MAX_SUBSCRIPTIONS;
 /// The default cap on the length in bytes of one URI of a `subscriptions/listen` filter, as
 /// for a legacy subscription
-/// ([`MAX_SUBSCRIPTION_URI_BYTES`](crate::dispatch::MAX_SUBSCRIPTION_URI_BYTES)).
-pub const DEFAULT_MAX_LISTEN_URI_BYTES: usize = crate::dispatch::MAX_SUBSCRIPTION_URI_BYTES;
+/// ([`MAX_SUBSCRIPTION_URI_BYTES`](crate::session::MAX_SUBSCRIPTION_URI_BYTES)).
+pub const DEFAULT_MAX_LISTEN_URI_BYTES: usize = crate::session::MAX_SUBSCRIPTION_URI_BYTES;
 /// The default cap on the `subscriptions/listen` streams one caller may have open.
 pub const DEFAULT_MAX_LISTENERS_PER_CALLER: usize = 100;
 /// The default cap on the bytes one caller's open listeners may hold (16 MiB: one filter
@@ -412,22 +412,4 @@ impl Notifier {
     pub fn listener_count(&self) -> usize {
         self.hub.listeners.len()
     }
-}
-
-tokio::task_local! {
-    static CURRENT: Notifier;
-}
-
-/// Runs `fut` with `notifier` as the one [`current`] returns.
-pub(crate) async fn scoped<F: std::future::Future>(notifier: Notifier, fut: F) -> F::Output {
-    CURRENT.scope(notifier, fut).await
-}
-
-/// The notifier of the server whose handler is running, if any: the one of the call the
-/// task serves (set by the transports, without a scope of its own), else the one of a
-/// [`scoped`] future (a legacy batch, whose members share no call state).
-pub(crate) fn current() -> Option<Notifier> {
-    crate::dispatch::with_call(|call| call.notifier.clone())
-        .flatten()
-        .or_else(|| CURRENT.try_with(Clone::clone).ok())
 }

@@ -8,8 +8,11 @@ use crate::session::Owner;
 
 /// The identity of a caller, which owns its legacy sessions and binds its request states:
 /// the issuer, client and subject of `auth`, else the caller listener authentication put
-/// into `extensions`, else [`Owner::Anonymous`].
-pub(crate) fn caller_identity(auth: Option<&AuthContext>, extensions: &http::Extensions) -> Owner {
+/// into the HTTP request's `extensions`, else [`Owner::Anonymous`].
+pub(crate) fn caller_identity(
+    auth: Option<&AuthContext>,
+    extensions: Option<&http::Extensions>,
+) -> Owner {
     match auth {
         Some(auth) => Owner::token(
             auth.issuer.as_deref().unwrap_or(""),
@@ -17,7 +20,7 @@ pub(crate) fn caller_identity(auth: Option<&AuthContext>, extensions: &http::Ext
             auth.subject.as_deref().unwrap_or(""),
         ),
         None => extensions
-            .get::<ListenerOwner>()
+            .and_then(|e| e.get::<ListenerOwner>())
             .map_or(Owner::Anonymous, |c| c.owner.clone()),
     }
 }

@@ -14,6 +14,7 @@ mod memory;
 mod redis;
 pub(crate) mod resume;
 pub(crate) mod streams;
+mod subscriptions;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,6 +28,9 @@ pub(crate) use self::redis::{error_text as redis_error_text, shown_url as redis_
 pub use dyn_store::DynSessionStore;
 pub use handle::{Session, SessionError};
 pub use memory::MemoryStore;
+pub use subscriptions::{
+    MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY, subscriptions,
+};
 
 use crate::error::BoxError;
 use crate::redact::Redacted;

@@ -9,9 +9,8 @@
 //! plus the names a service lists; both checks answer `403` with a JSON-RPC `-32000` body
 //! before authentication, before the body is read, on every method of both eras.
 
-use std::borrow::Cow;
 use std::convert::Infallible;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -23,6 +22,7 @@ use http::uri::Authority;
 use tower::{Layer, Service};
 use tower_http::cors::{AllowOrigin, Cors, CorsLayer, ResponseFuture as CorsFuture};
 
+use crate::base::host::{bracketed_v6, split_host};
 use crate::dispatch::{ProtocolMode, ServiceConfig};
 use crate::protocol::headers as names;
 
@@ -193,11 +193,6 @@ fn cors_policy(config: &ServiceConfig) -> CorsLayer {
         .allow_credentials(credentials)
 }
 
-/// Whether `value` is a valid [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts) entry.
-pub(crate) fn is_host_pattern(value: &str) -> bool {
-    split_host(value).is_some()
-}
-
 /// An `Origin` that is not allowed, if any: no `Origin` is accepted; a listed one (compared
 /// case-insensitively) or any with `*`. Every `Origin` header must pass (a browser sends
 /// one; a second one is not a way around the check).
@@ -291,41 +286,6 @@ fn is_plain_loopback(raw: &[u8], bound: u16) -> bool {
             .ok()
             .and_then(|d| d.parse::<u16>().ok())
             == Some(bound)
-}
-
-/// A `Host` value split into its lowercase host and its port, or `None` when it is not a
-/// plain `host[:port]` (user info, an empty host, an unbracketed IPv6 address). The host is
-/// borrowed from `value` when it is lowercase already (it runs on every request).
-fn split_host(value: &str) -> Option<(Cow<'_, str>, Option<u16>)> {
-    if value.is_empty() || value.contains(['@', '*']) {
-        return None;
-    }
-    let authority: Authority = value.parse().ok()?;
-    let host = authority.host();
-    if host.is_empty() || (host.starts_with('[') && bracketed_v6(host).is_none()) {
-        return None;
-    }
-    let port = match value.get(host.len()..)? {
-        "" => None,
-        rest => {
-            let digits = rest.strip_prefix(':')?;
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            Some(digits.parse::<u16>().ok()?)
-        }
-    };
-    let host = value.get(..host.len())?;
-    let host = if host.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(host.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(host)
-    };
-    Some((host, port))
-}
-
-fn bracketed_v6(host: &str) -> Option<Ipv6Addr> {
-    host.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
 }
 
 /// `localhost` or a loopback address (127.0.0.0/8, `[::1]`, `[::ffff:127.x.y.z]`).

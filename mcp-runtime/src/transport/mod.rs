@@ -31,7 +31,7 @@ use http_body_util::{BodyExt as _, Limited};
 use serde_json::Value;
 
 pub use gate::BoundAddr;
-pub(crate) use gate::{ListedHost, is_host_pattern};
+pub(crate) use gate::ListedHost;
 pub use listener::{HttpServer, Serve, WithGracefulShutdown, shutdown_signal};
 pub use service::{McpService, metadata_router, router};
 #[cfg(feature = "oauth")]
@@ -41,9 +41,7 @@ pub use stdio::StdioConfig;
 pub use tokio_util::sync::CancellationToken;
 pub use vhost::VirtualHosts;
 
-use crate::dispatch::{
-    AuthContext, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
-};
+use crate::dispatch::{AuthContext, LogLevel, McpRequest, ProtocolMode, Reply, Server};
 use crate::protocol::{
     CallToolParams, DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, Message,
     RequestEnvelope, RequestId, ResponseId, serves_legacy_version,
@@ -102,17 +100,6 @@ impl Closing {
             }
         }
     }
-}
-
-/// Marks a 403 answer to a caller that lacks scopes; the OAuth layer turns it into an
-/// `insufficient_scope` challenge naming these scopes.
-#[derive(Clone, Debug)]
-#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
-pub(crate) struct ScopeChallenge {
-    /// The scopes the operation needs.
-    pub(crate) scopes: Vec<String>,
-    /// The `error_description`.
-    pub(crate) description: String,
 }
 
 async fn endpoint(state: Endpoint, mut request: Request<Body>) -> Response {
@@ -310,25 +297,17 @@ async fn single_message(
         }
         Route::Modern(envelope) => {
             let envelope = *envelope;
-            let cx = RequestContext {
-                era: Era::Modern,
-                protocol_version: crate::dispatch::version_of(&envelope.protocol_version),
-                parts: parts.clone(),
-                meta: None,
-                client_capabilities: crate::dispatch::capabilities_of(envelope.client_capabilities),
-                client_info: envelope.client_info.map(Arc::new),
-                session: None,
-                auth: parts.extensions.get::<AuthContext>().cloned(),
-                requester: None,
-                // `outbound::serve` sets the call's own state.
-                call: crate::dispatch::CallState::placeholder(),
-                call_params: call,
-            };
-            let threshold = match envelope.log_level.as_deref().and_then(LogLevel::parse) {
-                Some(level) => Threshold::AtLeast(level),
-                None => Threshold::Off,
-            };
-            outbound::serve(server, request, cx, None, threshold, &parts.headers).await
+            let level = envelope.log_level.as_deref().and_then(LogLevel::parse);
+            let mut request = McpRequest::new(request, Era::Modern, &envelope.protocol_version)
+                .with_client(
+                    crate::dispatch::capabilities_of(envelope.client_capabilities),
+                    envelope.client_info.map(Arc::new),
+                )
+                .with_log_level(level)
+                .with_auth(parts.extensions.get::<AuthContext>().cloned())
+                .with_call(call);
+            request.extensions_mut().insert(parts.clone());
+            outbound::serve(server, request, None, &parts).await
         }
         Route::Legacy => {
             if let Err(r) = legacy_checks(&parts.headers) {
@@ -341,18 +320,9 @@ async fn single_message(
                 Ok(s) => s,
                 Err(r) => return r,
             };
-            let handle = session.as_ref().map(|(h, _)| h.clone());
-            // `outbound::serve` sets the call's own state.
-            let mut cx = legacy_context(&parts, session, crate::dispatch::CallState::placeholder());
-            cx.call_params = call;
-            // Without `logging/setLevel` a legacy client gets every level, as from the
-            // TypeScript server.
-            let threshold = match &handle {
-                Some(h) => Threshold::Session(h.clone()),
-                None => Threshold::AtLeast(LogLevel::Debug),
-            };
-            let session_id = handle.as_ref().map(|h| h.id());
-            outbound::serve(server, request, cx, session_id, threshold, &parts.headers).await
+            let session_id = session.as_ref().map(|(h, _)| h.id().to_owned());
+            let request = legacy_request(&parts, request, session).with_call(call);
+            outbound::serve(server, request, session_id.as_deref(), &parts).await
         }
     }
 }
@@ -410,8 +380,9 @@ async fn initialize(
     let id = request.id.clone();
     let params = request.params.clone();
     let reply = server
-        .handle_legacy(request, legacy_context(&parts, None, Arc::default()))
-        .await;
+        .serve(legacy_request(&parts, request, None))
+        .await
+        .into_reply();
     let created = match &reply {
         Reply::Ok(_) => match session::create(server, &parts, params.as_ref()).await {
             Ok(created) => created,
@@ -426,12 +397,14 @@ async fn initialize(
     }
 }
 
-/// The context of a legacy request, with `call` as its call state.
-fn legacy_context(
+/// A legacy request to the core: its version (the `MCP-Protocol-Version` header, else the
+/// session's, else the default), what its session's client declared, its caller and its
+/// HTTP parts.
+fn legacy_request(
     parts: &Arc<http::request::Parts>,
+    request: crate::protocol::Request,
     session: Option<(crate::session::Session, crate::session::SessionInfo)>,
-    call: Arc<crate::dispatch::CallState>,
-) -> RequestContext {
+) -> McpRequest {
     let header = protocol_version_header(&parts.headers).ok().flatten();
     let (session, version, capabilities) = match session {
         Some((handle, info)) => {
@@ -445,19 +418,12 @@ fn legacy_context(
             crate::dispatch::capabilities_of(crate::protocol::ClientCapabilities::default()),
         ),
     };
-    RequestContext {
-        era: Era::Legacy,
-        protocol_version: crate::dispatch::version_of(&version),
-        parts: parts.clone(),
-        meta: None,
-        client_capabilities: capabilities,
-        client_info: None,
-        session,
-        auth: parts.extensions.get::<AuthContext>().cloned(),
-        requester: None,
-        call,
-        call_params: None,
-    }
+    let mut request = McpRequest::new(request, Era::Legacy, &version)
+        .with_client(capabilities, None)
+        .with_session(session)
+        .with_auth(parts.extensions.get::<AuthContext>().cloned());
+    request.extensions_mut().insert(parts.clone());
+    request
 }
 
 async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Value>) -> Response {
@@ -523,12 +489,9 @@ async fn batch(server: &Server, parts: Arc<http::request::Parts>, items: Vec<Val
         return accepted();
     }
     let replies = join_all(requests.into_iter().map(|r| {
-        let cx = legacy_context(&parts, session.clone(), Arc::default());
-        async move {
-            let id = r.id.clone();
-            let reply = crate::notify::scoped(server.notifier(), server.handle_legacy(r, cx));
-            (id, reply.await)
-        }
+        let id = r.id.clone();
+        let served = server.serve(legacy_request(&parts, r, session.clone()));
+        async move { (id, served.await.into_reply()) }
     }))
     .await;
     // A member lacking scopes refuses the whole batch, so the client can step up and retry.

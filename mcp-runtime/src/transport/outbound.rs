@@ -13,7 +13,6 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
@@ -28,9 +27,9 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::dispatch::{
-    BoxFuture, CallState, ClientChannel, ClientRequester, Reply, RequestContext, Server, Threshold,
+    BoxFuture, ClientChannel, ClientRequester, McpRequest, McpResponse, Reply, Server,
 };
-use crate::protocol::{Era, ErrorCode, ErrorObject, Request, RequestId};
+use crate::protocol::{ErrorCode, ErrorObject, RequestId};
 use crate::session::resume::InflightGuard;
 use crate::session::streams::Streams;
 
@@ -200,7 +199,7 @@ impl ClientRequester for HttpChannel {
     }
 }
 
-type Handler = Pin<Box<dyn Future<Output = Reply> + Send>>;
+type Handler = BoxFuture<'static, McpResponse>;
 
 /// Everything that must live as long as the request runs.
 struct Running {
@@ -254,15 +253,15 @@ pub(crate) fn id_key(id: &Value) -> Option<String> {
     }
 }
 
-/// Serves one request of `cx.era`, with a channel back to the client.
+/// Serves one request with a channel back to the client on its own response; `session` is
+/// the legacy session it belongs to (server→client requests then travel on it).
 pub(crate) async fn serve(
     server: &Server,
-    request: Request,
-    mut cx: RequestContext,
+    request: McpRequest,
     session: Option<&str>,
-    threshold: Threshold,
-    headers: &HeaderMap,
+    parts: &http::request::Parts,
 ) -> Response {
+    let headers = &parts.headers;
     let session: Option<Arc<str>> = session.map(Arc::from);
     let streams = server.streams().clone();
     let sse = super::accepts_sse(headers);
@@ -273,35 +272,19 @@ pub(crate) async fn serve(
         events: OnceLock::new(),
         receiver: Mutex::new(None),
         created: Notify::new(),
-        closing: super::Closing::of(&cx.parts.extensions),
+        closing: super::Closing::of(&parts.extensions),
     });
     let cancel = CancellationToken::new();
     let inflight = session.as_ref().and_then(|s| {
         // The id's JSON text, as `id_key` reads it from a cancellation's `requestId`.
-        let key = serde_json::to_string(&request.id).ok()?;
+        let key = serde_json::to_string(request.id()).ok()?;
         Some(streams.inflight.register(s, key, cancel.clone()))
     });
-    let state = CallState::new(
-        cx.era,
-        Some(channel.clone() as Arc<dyn ClientChannel>),
-        threshold,
-        cancel.clone(),
-    );
-    let state = Arc::new(state.serving(server, &cx, session.is_some()));
-    cx.call = state.clone();
-    if session.is_some() {
-        cx.requester = Some(channel.clone());
-    }
-    let era = cx.era;
-    let id = request.id.clone();
-    let srv = server.clone();
-    // The dispatch future is large (kilobytes): it is boxed where it is created, so the
-    // wrappers around it move a pointer rather than copying it once per layer.
-    let dispatch: Handler = match era {
-        Era::Modern => Box::pin(async move { srv.handle_modern(request, cx).await }),
-        Era::Legacy => Box::pin(async move { srv.handle_legacy(request, cx).await }),
-    };
-    let handler: Handler = Box::pin(crate::dispatch::scoped(state, dispatch));
+    let id = request.id().clone();
+    let request = request
+        .with_channel(channel.clone(), session.is_some())
+        .with_cancel(cancel.clone());
+    let handler = server.serve(request);
     let mut running = Box::new(Running {
         id,
         handler,
@@ -318,11 +301,11 @@ pub(crate) async fn serve(
     // Most calls finish at once: answer them without arming the keepalive timer.
     let first_poll =
         std::future::poll_fn(|cx| Poll::Ready(running.handler.as_mut().poll(cx))).await;
-    if let Poll::Ready(reply) = first_poll {
-        return running.finished(reply, headers);
+    if let Poll::Ready(response) = first_poll {
+        return running.finished(response.into_reply(), headers);
     }
     let first = tokio::select! {
-        reply = &mut running.handler => return running.finished(reply, headers),
+        response = &mut running.handler => return running.finished(response.into_reply(), headers),
         () = running.cancel.cancelled() => return sse_response(Body::empty()),
         () = tokio::time::sleep(KEEPALIVE), if sse => None,
         first = running.inbox.recv() => first,
@@ -352,7 +335,8 @@ pub(crate) async fn serve(
             }
             let mut r = running.take()?;
             tokio::select! {
-                reply = &mut r.handler => {
+                response = &mut r.handler => {
+                    let reply = response.into_reply();
                     for message in r.drain() {
                         queue.push_back(sse_event(&message));
                     }
@@ -457,12 +441,12 @@ impl Running {
         };
         loop {
             tokio::select! {
-                reply = &mut self.handler => {
+                response = &mut self.handler => {
                     for message in self.drain() {
                         detached(message, false);
                     }
                     if self.claim() {
-                        detached(reply_json(&self.id, &reply), true);
+                        detached(reply_json(&self.id, &response.into_reply()), true);
                     } else {
                         self.streams.detached.finish(&key);
                     }

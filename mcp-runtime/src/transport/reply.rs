@@ -6,7 +6,8 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use super::{ScopeChallenge, session};
+use super::session;
+use crate::base::ScopeChallenge;
 use crate::dispatch::Reply;
 use crate::error::{InsufficientScopeError, ServerError};
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcError, RequestId, ResponseId};

@@ -28,7 +28,10 @@ pub(crate) use crate::protocol::headers::MCP_SESSION_ID;
 /// [`AuthContext`] (inserted into the request extensions by an authentication layer), the
 /// caller listener authentication found, or the anonymous pool.
 pub(crate) fn owner_of(parts: &Parts) -> Owner {
-    caller_identity(parts.extensions.get::<AuthContext>(), &parts.extensions)
+    caller_identity(
+        parts.extensions.get::<AuthContext>(),
+        Some(&parts.extensions),
+    )
 }
 
 /// `true` when the caller is a token that names neither a subject nor a client, which

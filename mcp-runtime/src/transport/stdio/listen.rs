@@ -103,7 +103,7 @@ async fn subscribed(server: &Server, session: Option<&str>, updated: &str) -> bo
     let uri = serde_json::from_str::<Value>(updated)
         .ok()
         .and_then(|m| m["params"]["uri"].as_str().map(str::to_owned));
-    match (uri, crate::dispatch::subscriptions(&session).await) {
+    match (uri, crate::session::subscriptions(&session).await) {
         (Some(uri), Ok(uris)) => uris.contains(&uri),
         _ => false,
     }

@@ -35,7 +35,7 @@
 
 mod link;
 mod listen;
-mod output;
+pub(super) mod output;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -47,14 +47,12 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::base::frame::{self, Frame, FrameReader, Source};
-use crate::dispatch::{
-    CallState, ClientChannel, LogLevel, ProtocolMode, Reply, RequestContext, Server, Threshold,
-};
+use crate::dispatch::{ClientChannel, LogLevel, McpRequest, ProtocolMode, Reply, Server};
 use crate::error::Error;
 use crate::notify::listen::Caller;
 use crate::protocol::{
-    ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation, InitializeParams,
-    LEGACY_VERSIONS, Message, Notification, Request, RequestEnvelope, RequestId,
+    CallToolParams, ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation,
+    InitializeParams, LEGACY_VERSIONS, Message, Notification, Request, RequestEnvelope, RequestId,
     negotiate_legacy_version, serves_modern_version,
 };
 use crate::redact::Redacted;
@@ -106,7 +104,12 @@ impl StdioConfig {
         self
     }
 
-    fn validate(&self) -> Result<(), Error> {
+    /// The longest message accepted.
+    pub(crate) fn max_frame_bytes_value(&self) -> usize {
+        self.max_frame_bytes
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), Error> {
         if self.max_frame_bytes == 0 {
             return Err(Error::Config("max_frame_bytes must be positive".into()));
         }
@@ -118,11 +121,6 @@ impl StdioConfig {
         Ok(())
     }
 }
-
-/// Marks the HTTP parts of a request that came over stdio (there are no headers to
-/// cross-check against the body).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct StdioRequest;
 
 impl Server {
     /// Serves MCP on the process's stdin and stdout until stdin ends (or stdout closes),
@@ -154,7 +152,8 @@ impl Server {
         self.check_stdio()?;
         let source = frame::stdin_thread()?;
         let sink = output::stdout_thread()?;
-        serve(self, source, sink, config).await
+        let input = Input::Lines(FrameReader::new(source, config.max_frame_bytes));
+        serve(self, input, sink, config).await
     }
 
     /// Serves MCP over any reader/writer pair (a pipe, a socket, an in-memory duplex in
@@ -183,10 +182,11 @@ impl Server {
         self.check_stdio()?;
         let source = Source::Async(Box::new(reader));
         let sink = Sink::Async(Box::new(writer));
-        serve(self, source, sink, config).await
+        let input = Input::Lines(FrameReader::new(source, config.max_frame_bytes));
+        serve(self, input, sink, config).await
     }
 
-    fn check_stdio(&self) -> Result<(), Error> {
+    pub(super) fn check_stdio(&self) -> Result<(), Error> {
         #[cfg(feature = "oauth")]
         if self.guard().is_some() {
             return Err(Error::Config(
@@ -198,9 +198,36 @@ impl Server {
     }
 }
 
-async fn serve(
+/// Where a connection's messages come from: lines (stdio, any reader), or whole messages
+/// (the in-process pipe).
+pub(super) enum Input {
+    /// Newline-delimited lines.
+    Lines(FrameReader),
+    /// Whole messages, at most `max` bytes each.
+    Messages(crate::base::pipe::PipeReceiver, usize),
+}
+
+impl Input {
+    /// The next message; `None` at end of input.
+    async fn next(&mut self) -> std::io::Result<Option<Frame>> {
+        match self {
+            Self::Lines(reader) => reader.next().await,
+            Self::Messages(rx, max) => Ok(rx.recv().await.map(|m| {
+                if m.len() > *max {
+                    Frame::TooLong { len: m.len() }
+                } else {
+                    Frame::Line(m.into_bytes())
+                }
+            })),
+        }
+    }
+}
+
+/// Serves one connection: reads messages from `input` until it ends (or `sink` fails),
+/// answering on `sink`.
+pub(super) async fn serve(
     server: Server,
-    source: Source,
+    mut reader: Input,
     sink: Sink,
     config: StdioConfig,
 ) -> Result<(), Error> {
@@ -211,7 +238,6 @@ async fn serve(
     let link = Arc::new(Link::new(tx));
     let permits = Arc::new(Semaphore::new(config.max_in_flight));
     let mut conn = Connection::new(server, Arc::clone(&link), Arc::clone(&permits));
-    let mut reader = FrameReader::new(source, config.max_frame_bytes);
     loop {
         let frame = tokio::select! {
             biased;
@@ -312,7 +338,6 @@ struct Connection {
     link: Arc<Link>,
     permits: Arc<Semaphore>,
     pin: Pin,
-    parts: Arc<http::request::Parts>,
     /// The open `subscriptions/listen` tasks, stopped when the input ends.
     listens: Vec<tokio::task::AbortHandle>,
     /// A legacy connection's unsolicited notifications.
@@ -323,14 +348,11 @@ struct Connection {
 
 impl Connection {
     fn new(server: Server, link: Arc<Link>, permits: Arc<Semaphore>) -> Self {
-        let mut parts = http::Request::new(()).into_parts().0;
-        parts.extensions.insert(StdioRequest);
         Self {
             server,
             link,
             permits,
             pin: Pin::Open,
-            parts: Arc::new(parts),
             listens: Vec::new(),
             unsolicited: None,
             caller: Caller::connection(),
@@ -338,6 +360,18 @@ impl Connection {
     }
 
     async fn on_line(&mut self, line: &[u8]) {
+        // Most lines are one request: read it without a `Value` for the whole message,
+        // lifting a modern envelope out of `_meta` (not on a legacy connection, whose
+        // handlers see `_meta` as sent) and a `tools/call`'s params typed.
+        let lift = self.server.protocol_mode() != ProtocolMode::Legacy
+            && !matches!(self.pin, Pin::Legacy(_));
+        if let Some(read) = crate::protocol::wire::read(line, lift) {
+            return match read.message {
+                Message::Request(r) => self.on_request(r, read.envelope, read.call).await,
+                Message::Notification(n) => self.on_notification(&n),
+                Message::Response(r) => self.link.deliver(r),
+            };
+        }
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
@@ -367,7 +401,7 @@ impl Connection {
             }
             Ok(Message::Response(r)) => self.link.deliver(r),
             Ok(Message::Notification(n)) => self.on_notification(&n),
-            Ok(Message::Request(r)) => self.on_request(r).await,
+            Ok(Message::Request(r)) => self.on_request(r, None, None).await,
         }
     }
 
@@ -388,8 +422,9 @@ impl Connection {
         }
     }
 
-    /// Decides the era of a request, pinning the connection on its first one.
-    fn route(&mut self, request: &Request) -> Route {
+    /// Decides the era of a request, pinning the connection on its first one. `lifted` is
+    /// the envelope the fast read already took out of `_meta`.
+    fn route(&mut self, request: &Request, lifted: Option<RequestEnvelope>) -> Route {
         let mode = self.server.protocol_mode();
         let params = request.params.as_ref();
         if mode == ProtocolMode::Legacy {
@@ -398,8 +433,12 @@ impl Connection {
         if let Pin::Legacy(_) = self.pin {
             return self.legacy_route(request);
         }
-        if RequestEnvelope::has_claim(params) {
-            let envelope = match RequestEnvelope::parse(params) {
+        if lifted.is_some() || RequestEnvelope::has_claim(params) {
+            let parsed = match lifted {
+                Some(envelope) => Ok(envelope),
+                None => RequestEnvelope::parse(params),
+            };
+            let envelope = match parsed {
                 Ok(e) => e,
                 Err(e) => {
                     return Route::Refuse(
@@ -443,9 +482,13 @@ impl Connection {
         }
     }
 
-    async fn on_request(&mut self, request: Request) {
-        let mut modern_level = None;
-        let cx = match self.route(&request) {
+    async fn on_request(
+        &mut self,
+        request: Request,
+        lifted: Option<RequestEnvelope>,
+        call: Option<Box<CallToolParams>>,
+    ) {
+        let core = match self.route(&request, lifted) {
             Route::Refuse(error) => {
                 self.link
                     .send_reply(&request.id, &Reply::in_band(error))
@@ -463,71 +506,55 @@ impl Connection {
                 return;
             }
             Route::Modern(envelope) => {
-                modern_level = envelope.log_level.as_deref().and_then(LogLevel::parse);
-                RequestContext {
-                    era: Era::Modern,
-                    protocol_version: envelope.protocol_version.into(),
-                    parts: Arc::clone(&self.parts),
-                    meta: None,
-                    client_capabilities: Arc::new(envelope.client_capabilities),
-                    client_info: envelope.client_info.map(Arc::new),
-                    session: None,
-                    auth: None,
-                    requester: None,
-                    call: Arc::default(),
-                    call_params: None,
-                }
+                let envelope = *envelope;
+                let level = envelope.log_level.as_deref().and_then(LogLevel::parse);
+                McpRequest::new(request, Era::Modern, &envelope.protocol_version)
+                    .with_client(
+                        crate::dispatch::capabilities_of(envelope.client_capabilities),
+                        envelope.client_info.map(Arc::new),
+                    )
+                    .with_log_level(level)
             }
-            Route::Legacy(state) => self.legacy_context(&state),
+            Route::Legacy(state) => McpRequest::new(request, Era::Legacy, &state.version)
+                .with_client(Arc::clone(&state.capabilities), state.client_info.clone()),
         };
+        let core = core.with_call(call);
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             return;
         };
         let server = self.server.clone();
         let link = Arc::clone(&self.link);
-        let id = request.id.clone();
+        let id = core.id().clone();
+        let era = core.era();
         let session = match &self.pin {
-            Pin::Legacy(state) if cx.era == Era::Legacy => state.session.clone(),
+            Pin::Legacy(state) if era == Era::Legacy => state.session.clone(),
             _ => None,
         };
         self.link.register(id.clone(), move |ticket| {
             tokio::spawn(async move {
-                let mut cx = cx;
-                if let Some(session) = session {
-                    cx.session = open_session(&server, &session).await;
-                }
-                let era = cx.era;
-                // Logs: the modern request's level, else the legacy session's
-                // `logging/setLevel` (every level until one is set).
-                let threshold = match (era, &cx.session) {
-                    (Era::Modern, _) => modern_level.map_or(Threshold::Off, Threshold::AtLeast),
-                    (Era::Legacy, Some(session)) => Threshold::Session(session.clone()),
-                    (Era::Legacy, None) => Threshold::AtLeast(LogLevel::Debug),
+                let session = match session {
+                    Some(session) => open_session(&server, &session).await,
+                    None => None,
                 };
                 // Aborting the task (a `notifications/cancelled`) drops this guard too.
                 let cancel = CancellationToken::new();
                 let _cancel_on_drop = cancel.clone().drop_guard();
-                let state = CallState::new(
-                    era,
-                    Some(link.clone() as Arc<dyn ClientChannel>),
-                    threshold,
-                    cancel,
-                );
-                let state = Arc::new(state.serving(&server, &cx, cx.session.is_some()));
-                cx.call = state.clone();
-                let serve = crate::dispatch::scoped(state, async {
-                    match era {
-                        Era::Modern => server.handle_modern(request, cx).await,
-                        Era::Legacy => server.handle_legacy(request, cx).await,
-                    }
-                });
-                let reply = AssertUnwindSafe(serve)
+                // Legacy requests may ask the client (the elicitation shim): the connection
+                // carries the answers.
+                let core = core
+                    .with_session(session)
+                    .with_channel(link.clone() as Arc<dyn ClientChannel>, era == Era::Legacy)
+                    .with_cancel(cancel);
+                let reply = AssertUnwindSafe(server.serve(core))
                     .catch_unwind()
                     .await
-                    .unwrap_or_else(|_| {
-                        tracing::error!("serving a request panicked");
-                        internal_error()
-                    });
+                    .map_or_else(
+                        |_| {
+                            tracing::error!("serving a request panicked");
+                            internal_error()
+                        },
+                        crate::dispatch::McpResponse::into_reply,
+                    );
                 // Aborting stops the task only at its next await: the reply is written
                 // only if no cancellation was accepted before it.
                 if link.finished(&ticket) {
@@ -539,23 +566,6 @@ impl Connection {
         });
     }
 
-    fn legacy_context(&self, state: &LegacyState) -> RequestContext {
-        let requester: crate::dispatch::Requester = self.link.clone();
-        RequestContext {
-            era: Era::Legacy,
-            protocol_version: Arc::clone(&state.version),
-            parts: Arc::clone(&self.parts),
-            meta: None,
-            client_capabilities: Arc::clone(&state.capabilities),
-            client_info: state.client_info.clone(),
-            session: None,
-            auth: None,
-            requester: Some(requester),
-            call: Arc::default(),
-            call_params: None,
-        }
-    }
-
     /// `initialize`, answered in order (later requests see its outcome): on success the
     /// connection is legacy with the negotiated version and the declared capabilities.
     async fn initialize(&mut self, request: Request) {
@@ -564,8 +574,8 @@ impl Connection {
             .clone()
             .and_then(|p| serde_json::from_value::<InitializeParams>(Value::Object(p)).ok());
         let id = request.id.clone();
-        let cx = self.legacy_context(&LegacyState::before_initialize());
-        let reply = self.server.handle_legacy(request, cx).await;
+        let core = McpRequest::new(request, Era::Legacy, LEGACY_VERSIONS[0]);
+        let reply = self.server.serve(core).await.into_reply();
         if let (Reply::Ok(_), Some(params)) = (&reply, params) {
             self.end_session().await;
             let version = negotiate_legacy_version(&params.protocol_version);

@@ -17,6 +17,8 @@ pub(crate) enum Sink {
     /// The process's stdout, written by a dedicated thread (so a blocked write never holds
     /// up the runtime's shutdown), and the signal that it wrote everything.
     Thread(mpsc::Sender<Vec<u8>>, oneshot::Receiver<()>),
+    /// The in-process pipe: each line goes as one message, without its newline.
+    Pipe(crate::base::pipe::PipeSender),
 }
 
 /// How long the end of serving waits for the stdout thread to write the last lines.
@@ -74,6 +76,20 @@ pub(crate) async fn write_loop(
                 .send(line)
                 .await
                 .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
+            Sink::Pipe(tx) => {
+                let mut line = line;
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                // Every line is JSON this crate serialized: valid UTF-8.
+                match String::from_utf8(line) {
+                    Ok(message) => tx
+                        .send(message)
+                        .await
+                        .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
+                    Err(e) => Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+                }
+            }
         };
         if let Err(e) = written {
             tracing::info!(error = %e, "the output is closed; stopping");
@@ -90,5 +106,6 @@ pub(crate) async fn write_loop(
             drop(tx);
             let _ = tokio::time::timeout(DRAIN_TIMEOUT, done).await;
         }
+        Sink::Pipe(_) => {}
     }
 }

@@ -17,7 +17,10 @@ pub fn request(era: Era, headers: &[(&'static str, &str)]) -> RequestContext {
         Era::Modern => "2026-07-28",
         Era::Legacy => "2025-03-26",
     };
-    RequestContext::new(era, version, builder.body(()).unwrap().into_parts().0)
+    let mut cx = RequestContext::new(era, version);
+    let parts = builder.body(()).unwrap().into_parts().0;
+    cx.extensions_mut().insert(std::sync::Arc::new(parts));
+    cx
 }
 
 /// Runs a future to completion on a fresh single-threaded runtime.

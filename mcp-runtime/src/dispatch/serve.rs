@@ -1,0 +1,117 @@
+//! The core as a [`tower::Service`]: one [`McpRequest`] in, its [`McpResponse`] out,
+//! whatever the transport. Every transport (Streamable HTTP, stdio, in-process) ends here;
+//! what differs between them stays in the transport.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use super::channel::{CallState, LogLevel, Threshold};
+use super::request::{McpRequest, McpResponse};
+use super::{BoxFuture, RequestContext, Server, scoped};
+use crate::protocol::Era;
+
+impl Server {
+    /// Serves one request: builds the call's state (its channel back, cancellation and log
+    /// threshold) and the handler's [`RequestContext`] from it, and runs the method's handler
+    /// in the call's scope. The future is boxed where it is created (it is kilobytes large),
+    /// so the transport's wrappers around it move a pointer.
+    pub(crate) fn serve(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
+        let McpRequest {
+            id: _,
+            method,
+            params,
+            era,
+            version,
+            client_capabilities,
+            client_info,
+            log_level,
+            auth,
+            session,
+            extensions,
+            channel,
+            requests,
+            cancel,
+        } = request;
+        // Logs: a modern request's own level, else the legacy session's `logging/setLevel`
+        // (every level until one is set, and on session-less legacy requests).
+        let threshold = match (era, &session) {
+            (Era::Modern, _) => log_level.map_or(Threshold::Off, Threshold::AtLeast),
+            (Era::Legacy, Some(session)) => Threshold::Session(session.clone()),
+            (Era::Legacy, None) => Threshold::AtLeast(LogLevel::Debug),
+        };
+        let mut state = CallState::new(era, channel.clone(), threshold, cancel);
+        state.client_sampling = client_capabilities.sampling.is_some();
+        state.has_session = session.is_some();
+        state.timeout = self.config().input_round_timeout;
+        state.notifier = Some(self.notifier());
+        let state = Arc::new(state);
+        let requester = channel
+            .filter(|_| requests)
+            .map(|c| c as Arc<dyn super::ClientRequester>);
+        let cx = RequestContext {
+            era,
+            protocol_version: version,
+            extensions,
+            meta: None,
+            client_capabilities,
+            client_info,
+            session,
+            auth,
+            requester,
+            call: state.clone(),
+        };
+        let server = self.clone();
+        Box::pin(scoped(state, async move {
+            let reply = match era {
+                Era::Modern => server.handle_modern(&method, params, cx).await,
+                Era::Legacy => server.handle_legacy(&method, params, cx).await,
+            };
+            McpResponse(reply)
+        }))
+    }
+}
+
+/// The core: a layer can wrap it whole (`tower::Layer<Server>`), and every transport calls
+/// it the same way.
+///
+/// ```
+/// use tower::{Service as _, ServiceExt as _};
+///
+/// struct Echo;
+///
+/// #[mcp::service(name = "echo", version = "1.0.0")]
+/// impl Echo {
+///     /// Echoes its input.
+///     pub fn echo(&self, text: String) -> String { text }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let mut server = mcp::Server::builder(Echo).build().unwrap();
+/// let request: mcp::protocol::Request = serde_json::from_value(serde_json::json!({
+///     "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}
+/// })).unwrap();
+/// let request = mcp::McpRequest::new(request, mcp::protocol::Era::Legacy, "2025-06-18");
+/// let response = server.ready().await.unwrap().call(request).await.unwrap();
+/// assert!(response.result().unwrap().contains(r#""text":"hi""#));
+/// # }
+/// ```
+impl tower::Service<McpRequest> for Server {
+    type Response = McpResponse;
+    type Error = Infallible;
+    type Future = futures_util::future::Map<
+        BoxFuture<'static, McpResponse>,
+        fn(McpResponse) -> Result<McpResponse, Infallible>,
+    >;
+
+    /// Always ready: the server holds no per-call capacity of its own.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        use futures_util::FutureExt as _;
+        self.serve(request).map(Ok)
+    }
+}

@@ -39,7 +39,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use mcp::auth::ListenerAuth;
 use mcp::session::{DynSessionStore, MemoryStore, SessionLimits};
-use mcp::{Context, InputRequired, ProtocolMode, ResultExt as _, SessionMode, ToolOutput};
+use mcp::{Context, InputRequired, ProtocolMode, SessionMode, ToolOutput, ToolResultExt as _};
 use mcp_examples::authz::{
     EC1_PEM, LocalAuthServer, RSA1_PEM, RSA1_PUBLIC_PEM, RSA2_PEM, SigningKey, now,
 };

@@ -9,7 +9,7 @@ mod base;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod diagnostics;
-pub mod dispatch;
+mod dispatch;
 mod error;
 pub mod notify;
 pub mod protocol;
@@ -25,16 +25,17 @@ pub use base::{AuthContext, BoxFuture};
 #[doc(hidden)]
 pub use dispatch::__form_field;
 pub use dispatch::{
-    AdvancedService, CacheHint, CacheHints, Context, IntoServer, IntoService, ProtocolMode,
-    RequestContext, RequestMeta, Server, ServerBuilder, SessionMode, ToolError,
+    AdvancedService, CacheHint, Context, IntoServer, IntoService, MAX_LEGACY_ROUNDS, McpRequest,
+    McpResponse, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
+    ToolError,
 };
-pub use dispatch::{ClientChannel, ClientLogLayer, LogLevel, SamplingError};
-pub use dispatch::{Features, UriTemplate, UriTemplateError};
+pub use dispatch::{ClientChannel, ClientLogLayer, ClientRequester, LogLevel, SamplingError};
+pub use dispatch::{Features, MAX_URI_BYTES, UriTemplate, UriTemplateError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,
     elicit_form, elicit_url, form_of,
 };
-pub use error::{BoxError, Error, InsufficientScopeError, ResultExt, ServerError};
+pub use error::{BoxError, Error, InsufficientScopeError, ServerError, ToolResultExt};
 /// Derives [`Form`] for a struct with named fields (a flat elicitation form) or
 /// [`FormEnum`] for a fieldless enum (the options of a select field). Keys of `#[form(...)]`
 /// and the serde attributes it follows: [`attributes::form`].

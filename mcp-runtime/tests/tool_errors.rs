@@ -1,5 +1,5 @@
 //! Errors of tool authors, end to end on both eras: a `ToolError` (built with
-//! `ResultExt::tool_err`) is an `isError` result with its message only, a
+//! `ToolResultExt::tool_err`) is an `isError` result with its message only, a
 //! `ServerError::internal` is `-32603` "Internal error", a `ServerError::client_message` is
 //! `-32603` with its message; the source error behind the first two is logged with `tracing`
 //! and never reaches the client.
@@ -8,7 +8,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use mcp::testing::TestClient;
-use mcp::{ResultExt as _, ServerError, ToolError};
+use mcp::{ServerError, ToolError, ToolResultExt as _};
 use serde_json::{Value, json};
 
 /// What the failing tools' source errors say; no response may contain it.

@@ -108,7 +108,7 @@ impl std::fmt::Display for LogLevel {
 }
 
 /// The session attribute holding a legacy session's `logging/setLevel` threshold.
-pub const SESSION_LOG_LEVEL_KEY: &str = "mcp.logLevel";
+pub(crate) const SESSION_LOG_LEVEL_KEY: &str = "mcp.logLevel";
 
 /// Which log messages a request's client wants.
 #[derive(Clone, Debug)]

@@ -63,29 +63,9 @@ impl CacheHint {
 
 /// Per-method cache hints, sent to modern clients only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct CacheHints {
+pub(crate) struct CacheHints {
     pub(crate) discover: CacheHint,
     pub(crate) list_tools: CacheHint,
-}
-
-impl CacheHints {
-    /// The hints of `server/discover` and `tools/list`.
-    pub const fn new(discover: CacheHint, list_tools: CacheHint) -> Self {
-        Self {
-            discover,
-            list_tools,
-        }
-    }
-
-    /// The hint of `server/discover`.
-    pub const fn discover(&self) -> CacheHint {
-        self.discover
-    }
-
-    /// The hint of `tools/list`.
-    pub const fn list_tools(&self) -> CacheHint {
-        self.list_tools
-    }
 }
 
 /// Request-state signing keys; never printed.
@@ -108,7 +88,7 @@ pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_STREAMS: usize = 10_000;
 
 /// The default cap on request bodies (4 MiB).
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
+pub(crate) const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 
 /// The configuration of a service, assembled by [`ServerBuilder`](crate::ServerBuilder)
 /// and read through [`Server`](crate::Server)'s getters.

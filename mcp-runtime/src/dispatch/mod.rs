@@ -36,9 +36,9 @@ use serde_json::{Map, Value, json};
 pub use crate::base::{AuthContext, BoxFuture};
 pub use crate::error::ToolError;
 pub use builder::{IntoServer, IntoService, ServerBuilder};
-pub use channel::{ClientChannel, LogLevel, SESSION_LOG_LEVEL_KEY};
+pub use channel::{ClientChannel, LogLevel};
 pub(crate) use config::ServiceConfig;
-pub use config::{CacheHint, CacheHints, DEFAULT_MAX_BODY_BYTES, ProtocolMode, SessionMode};
+pub use config::{CacheHint, ProtocolMode, SessionMode};
 pub use context::RequestContext;
 pub(crate) use context::{capabilities_of, version_of};
 pub use elicit::{
@@ -688,12 +688,5 @@ async fn guarded<T>(fut: BoxFuture<'_, Result<T, ServerError>>) -> Result<T, Opt
             tracing::error!(panic = %detail, "a handler panicked");
             Err(None)
         }
-    }
-}
-
-impl CallToolResult {
-    /// The concatenated text of the text blocks.
-    pub fn text_content(&self) -> String {
-        self.content.iter().filter_map(|c| c.as_text()).collect()
     }
 }

@@ -1,4 +1,4 @@
-//! Errors of the server side: what tools return ([`ToolError`], with [`ResultExt`] for
+//! Errors of the server side: what tools return ([`ToolError`], with [`ToolResultExt`] for
 //! `?`), what handlers return ([`ServerError`]) and what attaching or serving a service can
 //! fail with ([`Error`]).
 //!
@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub use tool::{ResultExt, ToolError};
+pub use tool::{ToolError, ToolResultExt};
 
 use crate::protocol::{ErrorCode, ErrorObject};
 
 /// A boxed error that can cross threads: what [`ServerError::internal`],
-/// [`ToolError::with_source`] and [`ResultExt`] accept (any `std::error::Error + Send +
+/// [`ToolError::with_source`] and [`ToolResultExt`] accept (any `std::error::Error + Send +
 /// Sync`, and also a `String` or `&str`).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 

@@ -1,4 +1,4 @@
-//! [`ToolError`], the failure a tool reports to the model, and [`ResultExt`], which turns any
+//! [`ToolError`], the failure a tool reports to the model, and [`ToolResultExt`], which turns any
 //! error into one so that `?` works inside a tool.
 
 use std::sync::Arc;
@@ -12,10 +12,10 @@ use crate::protocol::CallToolResult;
 /// `tracing` when the tool returns, and never sent to the client.
 ///
 /// Return it as the error of a tool's `Result`; turn other errors into it with
-/// [`ResultExt::tool_err`]:
+/// [`ToolResultExt::tool_err`]:
 ///
 /// ```
-/// use mcp::ResultExt as _;
+/// use mcp::ToolResultExt as _;
 ///
 /// fn divide(a: f64, b: f64) -> Result<f64, mcp::ToolError> {
 ///     if b == 0.0 {
@@ -118,7 +118,7 @@ mod sealed {
 /// error as its source (logged, never sent), so that `?` works inside a tool:
 ///
 /// ```
-/// use mcp::ResultExt as _;
+/// use mcp::ToolResultExt as _;
 ///
 /// fn port(config: &str) -> Result<u16, mcp::ToolError> {
 ///     let line = config.lines().find(|l| l.starts_with("port="))
@@ -132,7 +132,7 @@ mod sealed {
 ///
 /// Implemented for `Result<T, E>` with any `E: std::error::Error + Send + Sync + 'static`
 /// (and boxed errors, `String` and `&str`), and for `Option<T>` (no source). Sealed.
-pub trait ResultExt<T>: sealed::Sealed {
+pub trait ToolResultExt<T>: sealed::Sealed {
     /// The value, or a [`ToolError`] with `message` (and the error as its source).
     fn tool_err(self, message: impl Into<String>) -> Result<T, ToolError>;
 
@@ -140,7 +140,7 @@ pub trait ResultExt<T>: sealed::Sealed {
     fn tool_err_with<M: Into<String>>(self, message: impl FnOnce() -> M) -> Result<T, ToolError>;
 }
 
-impl<T, E: Into<BoxError>> ResultExt<T> for Result<T, E> {
+impl<T, E: Into<BoxError>> ToolResultExt<T> for Result<T, E> {
     fn tool_err(self, message: impl Into<String>) -> Result<T, ToolError> {
         self.map_err(|e| ToolError::from_source(message, e))
     }
@@ -150,7 +150,7 @@ impl<T, E: Into<BoxError>> ResultExt<T> for Result<T, E> {
     }
 }
 
-impl<T> ResultExt<T> for Option<T> {
+impl<T> ToolResultExt<T> for Option<T> {
     fn tool_err(self, message: impl Into<String>) -> Result<T, ToolError> {
         self.ok_or_else(|| ToolError::new(message))
     }

@@ -2,6 +2,7 @@
 //! or integers, and an unknown top-level member makes a message invalid.
 
 use serde::{Deserialize, Serialize, Serializer};
+#[cfg(test)]
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -169,17 +170,20 @@ impl Serialize for JsonRpcVersion {
 }
 
 /// A success response with a pre-serialized result:
-/// `{"jsonrpc":"2.0","id":…,"result":…}`.
+/// `{"jsonrpc":"2.0","id":…,"result":…}` (the shape the transports write directly; kept to
+/// test their bytes against).
+#[cfg(test)]
 #[derive(Debug, Serialize)]
-pub struct SuccessOut<'a> {
+pub(crate) struct SuccessOut<'a> {
     jsonrpc: JsonRpcVersion,
     id: &'a RequestId,
     result: &'a RawValue,
 }
 
+#[cfg(test)]
 impl<'a> SuccessOut<'a> {
     /// A success response.
-    pub fn new(id: &'a RequestId, result: &'a RawValue) -> Self {
+    pub(crate) fn new(id: &'a RequestId, result: &'a RawValue) -> Self {
         Self {
             jsonrpc: JsonRpcVersion,
             id,

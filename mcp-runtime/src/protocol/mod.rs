@@ -35,9 +35,11 @@ pub use features::{
     MAX_COMPLETION_VALUES, PaginatedParams, Prompt, PromptArgument, PromptMessage,
     ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceTemplate, SubscribeParams,
 };
+#[cfg(test)]
+pub(crate) use jsonrpc::SuccessOut;
 pub use jsonrpc::{
     ErrorObject, JsonRpcError, JsonRpcResponse, Message, MessageError, Notification, Request,
-    RequestId, ResponseId, SuccessOut,
+    RequestId, ResponseId,
 };
 pub use roots::{ListRootsResult, ROOTS_LIST, ROOTS_LIST_CHANGED, Root};
 pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};

@@ -56,7 +56,7 @@ fn main() {
 
     let cx = request(Era::Modern, &[("X-From", "ui")]);
     let r = complete(call_in(&Echo, &cx, "echo", json!({"value": "hi"})));
-    assert_eq!(r.text_content(), "hi (from ui)");
+    assert_eq!(r.joined_text(), "hi (from ui)");
     assert!(call(&Echo, "nope", json!({})).is_err());
 
     let _ = mcp::transport::router("/mcp", server(Echo));

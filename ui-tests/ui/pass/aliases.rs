@@ -71,7 +71,7 @@ fn main() {
     );
     assert_eq!(sum["outputSchema"]["type"], "string");
     let r = result(&Aliased, "sum", json!({"label": "total", "values": [1, 2, 3]}));
-    assert_eq!(r.text_content(), "total=6");
+    assert_eq!(r.joined_text(), "total=6");
 
     let raw = tool(&Aliased, "raw");
     assert_eq!(raw["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");

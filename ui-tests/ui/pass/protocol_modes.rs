@@ -44,9 +44,9 @@ fn main() {
     assert_eq!(mcp::Server::builder(Legacy).build().unwrap().protocol_mode(), ProtocolMode::Legacy);
     assert_eq!(support::server(Modern).info().version, "2.0.0");
 
-    assert_eq!(result(&Auto, "add", json!({"left": 2, "right": 3})).text_content(), "5");
-    assert_eq!(result(&Modern, "multiply", json!({"left": 2, "right": 3})).text_content(), "6");
-    assert_eq!(result(&Legacy, "subtract", json!({"left": 2, "right": 3})).text_content(), "-1");
+    assert_eq!(result(&Auto, "add", json!({"left": 2, "right": 3})).joined_text(), "5");
+    assert_eq!(result(&Modern, "multiply", json!({"left": 2, "right": 3})).joined_text(), "6");
+    assert_eq!(result(&Legacy, "subtract", json!({"left": 2, "right": 3})).joined_text(), "-1");
 
     let add = tool(&Auto, "add");
     assert_eq!(add["description"], "Add two numbers.");

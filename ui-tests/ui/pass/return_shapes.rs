@@ -88,7 +88,7 @@ fn main() {
     assert!(result(&svc, "unit_explicit", json!({})).content.is_empty());
 
     let r = result(&svc, "text", json!({}));
-    assert_eq!(r.text_content(), "plain");
+    assert_eq!(r.joined_text(), "plain");
     assert_eq!(r.structured_content, Some(json!("plain")));
 
     let r = result(&svc, "record", json!({}));
@@ -96,27 +96,27 @@ fn main() {
     assert_eq!(tool(&svc, "record")["outputSchema"]["type"], "object");
 
     let r = result(&svc, "list", json!({}));
-    assert_eq!(r.text_content(), "[1,2,3]");
+    assert_eq!(r.joined_text(), "[1,2,3]");
     assert_eq!(tool(&svc, "list")["outputSchema"]["type"], "array");
 
     let r = result(&svc, "tool_error", json!({"fail": true}));
     assert_eq!(r.is_error, Some(true));
-    assert_eq!(r.text_content(), "no such city");
+    assert_eq!(r.joined_text(), "no such city");
     assert_eq!(result(&svc, "tool_error", json!({"fail": false})).structured_content.unwrap()["city"], "Rome");
 
     let err = call(&svc, "server_error", json!({"fail": true})).unwrap_err();
     assert!(matches!(err, ServerError::InvalidParams(_)), "{err:?}");
-    assert_eq!(result(&svc, "server_error", json!({"fail": false})).text_content(), "fine");
+    assert_eq!(result(&svc, "server_error", json!({"fail": false})).joined_text(), "fine");
 
     let err = call(&svc, "io_error", json!({"fail": true})).unwrap_err();
     assert!(!err.to_string().contains("disk"), "internal details stay on the server: {err}");
-    assert_eq!(result(&svc, "io_error", json!({"fail": false})).text_content(), "7");
+    assert_eq!(result(&svc, "io_error", json!({"fail": false})).joined_text(), "7");
 
     let r = result(&svc, "raw", json!({}));
     assert_eq!(r.structured_content, Some(json!({"raw": true})));
     assert!(tool(&svc, "raw").get("outputSchema").is_none());
 
-    assert_eq!(result(&svc, "blocks", json!({})).text_content(), "ab");
+    assert_eq!(result(&svc, "blocks", json!({})).joined_text(), "ab");
 
     assert_eq!(tool(&svc, "required")["outputSchema"]["type"], "array");
     assert_eq!(tool(&svc, "required_with_schema")["outputSchema"], json!({"type": "object"}));

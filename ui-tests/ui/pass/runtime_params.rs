@@ -56,7 +56,7 @@ fn main() {
     );
     let r = complete(call_in(&Inspect, &cx, "inspect", json!({"label": "hi"})));
     assert_eq!(
-        r.text_content(),
+        r.joined_text(),
         "hi session=false meta=false trace=t-1 tenant= tags=a,b headers=3 method=POST state=- auth=false"
     );
 

@@ -44,7 +44,7 @@ fn main() {
     assert_eq!(mcp::Server::builder(Stateful).build().unwrap().session_mode(), SessionMode::Stateful);
     assert_eq!(mcp::Server::builder(Stateless).build().unwrap().session_mode(), SessionMode::Stateless);
 
-    assert_eq!(result(&Auto, "ping", json!({})).text_content(), "pong");
+    assert_eq!(result(&Auto, "ping", json!({})).joined_text(), "pong");
 
     // Runtime parameters stay out of the input schema.
     let add = tool(&Stateful, "add_item");
@@ -56,7 +56,7 @@ fn main() {
 
     let cx = request(Era::Legacy, &[]);
     let r = complete(call_in(&Stateless, &cx, "has_session", json!({})));
-    assert_eq!(r.text_content(), "false");
+    assert_eq!(r.joined_text(), "false");
 
     let _ = (server(Auto), server(Stateful), server(Stateless));
 }

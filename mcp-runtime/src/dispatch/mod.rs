@@ -53,13 +53,13 @@ pub(crate) use reply::{
 };
 pub(crate) use request::Params;
 pub use request::{McpRequest, McpResponse};
+pub(crate) use serve::current_notifier;
 pub use service::AdvancedService;
 pub(crate) use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;
 pub use trace_bridge::ClientLogLayer;
-pub(crate) use trace_bridge::{current_notifier, scoped};
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 
 use crate::error::{Error, InsufficientScopeError, ServerError};

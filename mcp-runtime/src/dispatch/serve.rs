@@ -4,12 +4,49 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
 use super::channel::{CallState, LogLevel, Threshold};
 use super::request::{McpRequest, McpResponse};
-use super::{BoxFuture, RequestContext, Server, scoped};
+use super::{BoxFuture, RequestContext, Server};
 use crate::protocol::Era;
+
+tokio::task_local! {
+    /// The call the current task serves.
+    static CALL: Arc<CallState>;
+}
+
+/// Set once a [`ClientLogLayer`](super::ClientLogLayer) exists: calls then read their session's log threshold
+/// before the handler runs, so that events are filtered without waiting.
+pub(super) static PRIME_LOG_LEVELS: AtomicBool = AtomicBool::new(false);
+
+/// Runs `fut` as the handler of the call `call`: events it emits reach [`ClientLogLayer`](super::ClientLogLayer), and
+/// [`with_call`] finds it.
+pub(crate) fn scoped<F: Future>(call: Arc<CallState>, fut: F) -> impl Future<Output = F::Output> {
+    let primed = call.clone();
+    CALL.scope(call, async move {
+        if PRIME_LOG_LEVELS.load(Ordering::Relaxed) {
+            primed.prime().await;
+        }
+        fut.await
+    })
+}
+
+/// `f` of the call the current task serves, if it serves one.
+pub(crate) fn with_call<R>(f: impl FnOnce(&CallState) -> R) -> Option<R> {
+    CALL.try_with(|call| f(call)).ok()
+}
+
+/// The call the current task serves, if it serves one.
+pub(super) fn current_call() -> Option<Arc<CallState>> {
+    CALL.try_with(Arc::clone).ok()
+}
+
+/// The notifier of the server whose handler the current task runs, if any.
+pub(crate) fn current_notifier() -> Option<crate::notify::Notifier> {
+    with_call(|call| call.notifier.clone()).flatten()
+}
 
 impl Server {
     /// Serves one request: builds the call's state (its channel back, cancellation and log

@@ -5,45 +5,14 @@
 //! Only the named targets are forwarded: a library's own events (a database driver's debug
 //! lines, an HTTP client's headers) never reach a client by accident.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value, json};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context as LayerContext, Layer};
 
-use super::channel::{CallState, LogLevel};
-
-tokio::task_local! {
-    /// The call the current task serves.
-    static CALL: Arc<CallState>;
-}
-
-/// Set once a [`ClientLogLayer`] exists: calls then read their session's log threshold
-/// before the handler runs, so that events are filtered without waiting.
-static IN_USE: AtomicBool = AtomicBool::new(false);
-
-/// Runs `fut` as the handler of the call `call`: events it emits reach [`ClientLogLayer`].
-pub(crate) fn scoped<F: Future>(call: Arc<CallState>, fut: F) -> impl Future<Output = F::Output> {
-    let primed = call.clone();
-    CALL.scope(call, async move {
-        if IN_USE.load(Ordering::Relaxed) {
-            primed.prime().await;
-        }
-        fut.await
-    })
-}
-
-/// `f` of the call the current task serves, if it serves one.
-pub(crate) fn with_call<R>(f: impl FnOnce(&CallState) -> R) -> Option<R> {
-    CALL.try_with(|call| f(call)).ok()
-}
-
-/// The notifier of the server whose handler the current task runs, if any.
-pub(crate) fn current_notifier() -> Option<crate::notify::Notifier> {
-    with_call(|call| call.notifier.clone()).flatten()
-}
+use super::channel::LogLevel;
 
 /// A [`tracing_subscriber::Layer`] that sends the events of the named targets, emitted on
 /// the task serving a call, to that call's client as log messages: `ERROR` → `error`, `WARN`
@@ -73,7 +42,7 @@ impl ClientLogLayer {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        IN_USE.store(true, Ordering::Relaxed);
+        super::serve::PRIME_LOG_LEVELS.store(true, Ordering::Relaxed);
         Self {
             targets: targets.into_iter().map(Into::into).collect(),
         }
@@ -158,7 +127,7 @@ impl<S: Subscriber> Layer<S> for ClientLogLayer {
         if !self.forwards(meta.target()) {
             return;
         }
-        let Ok(call) = CALL.try_with(Arc::clone) else {
+        let Some(call) = super::serve::current_call() else {
             return;
         };
         let level = level_of(meta.level());

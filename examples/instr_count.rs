@@ -120,7 +120,7 @@ fn main() {
         bare_router("/mcp")
     } else {
         match mcp_examples::bench::server().build() {
-            Ok(server) => mcp::transport::router("/mcp", server),
+            Ok(server) => mcp::transport::http::router("/mcp", server),
             Err(e) => {
                 eprintln!("instr_count: {e}");
                 std::process::exit(1)
@@ -159,7 +159,7 @@ fn features(kind: &str, n: usize) {
             std::process::exit(1)
         }
     };
-    let router = mcp::transport::router("/mcp", server);
+    let router = mcp::transport::http::router("/mcp", server);
     runtime.block_on(async {
         for _ in 0..n {
             let Some(request) = feature_request(kind) else {

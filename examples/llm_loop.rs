@@ -22,7 +22,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let server = mcp::Server::builder(mcp_examples::weather::WeatherService).build()?;
             let listener = mcp::HttpServer::bind("127.0.0.1:0").await?;
             let url = format!("http://{}/mcp", listener.local_addr()?);
-            let app = mcp::transport::router("/mcp", server);
+            let app = mcp::transport::http::router("/mcp", server);
             tokio::spawn(async move { listener.serve(app.into_make_service()).await });
             url
         }

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! In one process, without sockets: each listener is a modern `subscriptions/listen`
-//! request sent through `mcp::transport::router` (`tower::ServiceExt::oneshot`), whose SSE
+//! request sent through `mcp::transport::http::router` (`tower::ServiceExt::oneshot`), whose SSE
 //! body a task of its own reads, as hyper would. Each round announces one
 //! `tools/list_changed` and records, for every listener, the time from the announcement to
 //! the moment its reader has the event; the report gives p50/p99/max over all listeners and
@@ -89,7 +89,7 @@ async fn fan_out(listeners: usize, rounds: usize) -> Report {
         .build()
         .expect("a valid server");
     let notifier = server.notifier();
-    let router = mcp::transport::router("/mcp", server);
+    let router = mcp::transport::http::router("/mcp", server);
     let acked = Arc::new(AtomicUsize::new(0));
     let (tx, mut arrivals) = mpsc::unbounded_channel();
     let before = rss_kib();

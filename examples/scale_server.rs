@@ -65,7 +65,7 @@ async fn serve_streams() -> Result<(), mcp::Error> {
         .max_connections(capacity + 1024);
     println!("listening http://{}/mcp", listener.local_addr()?);
     listener
-        .serve(mcp::transport::router("/mcp", server).into_make_service())
+        .serve(mcp::transport::http::router("/mcp", server).into_make_service())
         .with_graceful_shutdown(mcp::transport::shutdown_signal())
         .await?;
     tracing::info!("shut down");

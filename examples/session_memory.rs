@@ -115,7 +115,7 @@ fn http_server(n: usize) -> (mcp::Server, axum::Router) {
         .session_limits(limits(n))
         .build()
         .expect("server");
-    (server.clone(), mcp::transport::router("/mcp", server))
+    (server.clone(), mcp::transport::http::router("/mcp", server))
 }
 
 async fn fill_http(router: &axum::Router, n: usize) {

@@ -5,7 +5,7 @@
 //! the whole response body. The requests are the fixtures of [`mcp_examples::bench::Kind`]
 //! (the same bytes `examples/load.rs` sends over TCP): a modern `tools/call` and a legacy
 //! `tools/call` of the `add` tool ([`mcp_examples::bench::Add`]) and a `server/discover`, all through
-//! `mcp::transport::router`, and the modern `tools/call` body through
+//! `mcp::transport::http::router`, and the modern `tools/call` body through
 //! [`mcp_examples::bench::bare_router`]. Requests are built outside the timed section.
 
 // criterion_group! and criterion_main! generate undocumented public functions.
@@ -24,7 +24,10 @@ fn routers() -> (Router, Router) {
     let server = mcp_examples::bench::server()
         .build()
         .expect("the add server builds");
-    (mcp::transport::router("/mcp", server), bare_router("/mcp"))
+    (
+        mcp::transport::http::router("/mcp", server),
+        bare_router("/mcp"),
+    )
 }
 
 async fn roundtrip(router: Router, request: http::Request<Body>) -> bytes::Bytes {

@@ -501,7 +501,7 @@ mod tests {
     /// the framework and the bare handler give the same `tools/call` result.
     #[tokio::test]
     async fn every_fixture_gets_a_result() {
-        let router = mcp::transport::router("/mcp", server().build().unwrap());
+        let router = mcp::transport::http::router("/mcp", server().build().unwrap());
         for kind in [
             Kind::Modern,
             Kind::Legacy,
@@ -606,7 +606,8 @@ mod tests {
             *request.body_mut() = axum::body::Body::from(body);
             request
         };
-        let router = mcp::transport::router("/mcp", mcp::Server::builder(Size).build().unwrap());
+        let router =
+            mcp::transport::http::router("/mcp", mcp::Server::builder(Size).build().unwrap());
         let (status, _, framework) = send(router, request(body.clone())).await;
         assert_eq!(status, StatusCode::OK, "{framework}");
         assert_eq!(

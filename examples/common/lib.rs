@@ -75,7 +75,7 @@ pub async fn serve_with<S: IntoServer>(
     let local = listener.local_addr()?;
     let server = make(local).into_server()?;
     println!("listening http://{local}/mcp");
-    let app = mcp::transport::router("/mcp", server);
+    let app = mcp::transport::http::router("/mcp", server);
     listener
         .serve(app.into_make_service())
         .with_graceful_shutdown(mcp::transport::shutdown_signal())

@@ -34,7 +34,7 @@ async fn files_server(authz: &LocalAuthServer) -> String {
     let server = mcp_examples::files::server(&url, &authz.issuer, &authz.jwks_url)
         .build()
         .expect("a valid files server");
-    let app = mcp::transport::router("/mcp", server);
+    let app = mcp::transport::http::router("/mcp", server);
     tokio::spawn(async move {
         mcp::HttpServer::from_tcp(listener)
             .serve(app.into_make_service())

@@ -166,7 +166,7 @@ async fn serve(builder: mcp::ServerBuilder) -> SocketAddr {
         .await
         .expect("bind a loopback port");
     let addr = listener.local_addr().expect("the bound address");
-    let app = mcp::transport::router("/mcp", server);
+    let app = mcp::transport::http::router("/mcp", server);
     tokio::spawn(listener.serve(app.into_make_service()).into_future());
     addr
 }

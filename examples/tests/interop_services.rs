@@ -278,7 +278,7 @@ impl AppServer {
     async fn service(builder: mcp::ServerBuilder) -> Self {
         Self::start(move |_| {
             let server = builder.build().expect("a valid service configuration");
-            mcp::transport::router("/mcp", server)
+            mcp::transport::http::router("/mcp", server)
         })
         .await
     }

@@ -523,7 +523,7 @@ async fn root_resource_metadata_and_real_sockets() {
         .oauth(oauth_config(&resource, &authz.issuer, &authz.jwks_url))
         .build()
         .unwrap();
-    let app = mcp::transport::router("/mcp", server);
+    let app = mcp::transport::http::router("/mcp", server);
     tokio::spawn(listener.serve(app.into_make_service()).into_future());
     let http = reqwest::Client::new();
     let doc: Value = http

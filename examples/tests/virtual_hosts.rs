@@ -4,7 +4,7 @@
 use axum::body::Body;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
-use mcp::transport::{VirtualHosts, router};
+use mcp::transport::http::{VirtualHosts, router};
 use mcp_examples::authz::{LocalAuthServer, RSA1_PEM, SigningKey};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;

@@ -61,7 +61,7 @@ pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use protocol::{SamplingMessage, SamplingRequest, SamplingResult};
 pub use schema::argument::{HeaderArgument, HeaderParam, TemplateVariable, ToolArgument};
 pub use session::Session;
-pub use transport::{HttpServer, McpService};
+pub use transport::http::{HttpServer, McpService};
 
 /// The `schemars` this crate builds schemas with: derive `JsonSchema` through it
 /// (`#[derive(mcp::schemars::JsonSchema)] #[schemars(crate = "mcp::schemars")]`) to never

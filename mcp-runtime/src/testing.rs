@@ -85,7 +85,7 @@ impl TestClient {
     /// A client of `server`, served at [`PATH`].
     pub fn new(server: Server) -> Self {
         Self {
-            router: crate::transport::router(PATH, server),
+            router: crate::transport::http::router(PATH, server),
             next_id: AtomicI64::new(1),
         }
     }

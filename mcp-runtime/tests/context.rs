@@ -128,7 +128,7 @@ fn client(talk: Talk) -> TestClient {
 }
 
 fn router(talk: Talk) -> axum::Router {
-    mcp::transport::router(PATH, mcp::Server::builder(talk).build().expect("valid"))
+    mcp::transport::http::router(PATH, mcp::Server::builder(talk).build().expect("valid"))
 }
 
 /// The JSON messages of an SSE body.
@@ -761,7 +761,7 @@ async fn a_closed_connection_cancels_a_slow_call_over_tcp() {
     let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = mcp::Server::builder(talk).build().unwrap();
-    let app = mcp::transport::router(PATH, server);
+    let app = mcp::transport::http::router(PATH, server);
     tokio::spawn(listener.serve(app.into_make_service()).into_future());
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {},
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})

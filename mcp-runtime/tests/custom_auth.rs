@@ -60,7 +60,7 @@ async fn trusted_header(mut request: Request, next: Next) -> axum::response::Res
 
 fn app() -> axum::Router {
     let server = mcp::Server::builder(Who).build().unwrap();
-    mcp::transport::router("/mcp", server).layer(middleware::from_fn(trusted_header))
+    mcp::transport::http::router("/mcp", server).layer(middleware::from_fn(trusted_header))
 }
 
 fn as_user(
@@ -159,7 +159,8 @@ async fn request_context_exposes_the_caller_and_session_to_advanced_services() {
         .session_mode(SessionMode::Stateful)
         .build()
         .unwrap();
-    let app = mcp::transport::router("/mcp", server).layer(middleware::from_fn(trusted_header));
+    let app =
+        mcp::transport::http::router("/mcp", server).layer(middleware::from_fn(trusted_header));
     let call = modern_body(
         json!(1),
         "tools/call",
@@ -227,7 +228,8 @@ async fn bearer_caller(mut request: Request, next: Next) -> axum::response::Resp
 #[tokio::test]
 async fn debug_of_what_a_tool_binds_shows_no_credential() {
     let server = mcp::Server::builder(Shown).build().unwrap();
-    let app = mcp::transport::router("/mcp", server).layer(middleware::from_fn(bearer_caller));
+    let app =
+        mcp::transport::http::router("/mcp", server).layer(middleware::from_fn(bearer_caller));
     let call = modern_body(
         json!(1),
         "tools/call",

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use axum::body::Body;
 use common::*;
 use http::{Request, StatusCode};
-use mcp::transport::BoundAddr;
+use mcp::transport::http::BoundAddr;
 use mcp::{ProtocolMode, ServerBuilder};
 use serde_json::{Value, json};
 
@@ -22,7 +22,7 @@ async fn serve(bind: &str, config: ServerBuilder) -> SocketAddr {
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(
         listener
-            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server).into_make_service())
             .into_future(),
     );
     SocketAddr::from(([127, 0, 0, 1], port))
@@ -220,9 +220,9 @@ async fn virtual_hosts_on_a_loopback_listener_pass_their_listed_names() {
             .info("t", "1")
             .build()
             .unwrap();
-        mcp::transport::router("/mcp", server)
+        mcp::transport::http::router("/mcp", server)
     };
-    let app = mcp::transport::VirtualHosts::new()
+    let app = mcp::transport::http::VirtualHosts::new()
         .host("a.example.com", build())
         .fallback(build())
         .into_router();
@@ -419,7 +419,7 @@ async fn preflights_pass_authentication_and_refusals_carry_cors() {
         .listener_auth([mcp::auth::ListenerAuth::basic([("alice", "secret")])])
         .build()
         .unwrap();
-    let app = mcp::transport::router("/mcp", server);
+    let app = mcp::transport::http::router("/mcp", server);
     // The preflight carries no credentials, so it is answered before authentication.
     let r = send(&app, preflight(PAGE, "POST")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.raw);
@@ -442,7 +442,7 @@ async fn the_public_metadata_document_is_not_host_checked() {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(
         listener
-            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server).into_make_service())
             .into_future(),
     );
     // The document is public and readable from any origin (CORS `*`): a rebound name

@@ -25,7 +25,7 @@ impl Fixed {
 
 #[tokio::test]
 async fn the_first_page_of_fixed_tools_is_reused_and_other_pages_are_not() {
-    let app = mcp::transport::router("/mcp", mcp::Server::builder(Fixed).build().unwrap());
+    let app = mcp::transport::http::router("/mcp", mcp::Server::builder(Fixed).build().unwrap());
     let list =
         |id: i64, params: Value| modern_request(&modern_body(json!(id), "tools/list", params));
 

@@ -41,7 +41,7 @@ async fn start(builder: mcp::ServerBuilder) -> Running {
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(
         listener
-            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server).into_make_service())
             .with_graceful_shutdown(async move {
                 let _ = stopped.await;
             })

@@ -80,7 +80,7 @@ async fn large_filters_from_many_callers_stay_within_the_budget() {
     let (_stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(
         listener
-            .serve(mcp::transport::router("/mcp", server.clone()).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server.clone()).into_make_service())
             .with_graceful_shutdown(async move {
                 let _ = stopped.await;
             })

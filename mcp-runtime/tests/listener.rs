@@ -32,7 +32,7 @@ async fn start(configure: impl FnOnce(HttpServer) -> HttpServer) -> Running {
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(
         listener
-            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server).into_make_service())
             .with_graceful_shutdown(async move {
                 let _ = stopped.await;
             })

@@ -95,7 +95,7 @@ async fn the_metadata_router_stays_at_the_host_root() {
     let tools = Router::new().nest_service("/mcp", McpService::new(server.clone()));
     let app = Router::new()
         .nest("/tools", tools)
-        .merge(mcp::transport::metadata_router(&server));
+        .merge(mcp::transport::http::metadata_router(&server));
     let metadata = "/.well-known/oauth-protected-resource/tools/mcp";
     let r = send(&app, Request::get(metadata).body(Body::empty()).unwrap()).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.raw);
@@ -127,7 +127,7 @@ async fn the_metadata_router_stays_at_the_host_root() {
         .build()
         .unwrap();
     let r = send(
-        &mcp::transport::metadata_router(&plain),
+        &mcp::transport::http::metadata_router(&plain),
         Request::get("/.well-known/oauth-protected-resource")
             .body(Body::empty())
             .unwrap(),

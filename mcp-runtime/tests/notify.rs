@@ -127,7 +127,7 @@ struct Peer {
 impl Peer {
     fn new(server: mcp::Server) -> Self {
         Self {
-            router: mcp::transport::router(PATH, server.clone()),
+            router: mcp::transport::http::router(PATH, server.clone()),
             client: TestClient::new(server.clone()),
             server,
         }

@@ -136,7 +136,7 @@ async fn changes_cross_replicas_and_survive_a_redis_restart() {
         "subscriptions/listen",
         json!({"notifications": {"toolsListChanged": true}}),
     );
-    let response = match mcp::transport::router(PATH, a.clone())
+    let response = match mcp::transport::http::router(PATH, a.clone())
         .oneshot(request)
         .await
     {
@@ -164,7 +164,10 @@ async fn changes_cross_replicas_and_survive_a_redis_restart() {
         "subscriptions/listen",
         json!({"notifications": {"toolsListChanged": true}}),
     );
-    let response = match mcp::transport::router(PATH, b.clone()).oneshot(own).await {
+    let response = match mcp::transport::http::router(PATH, b.clone())
+        .oneshot(own)
+        .await
+    {
         Ok(r) => r,
         Err(never) => match never {},
     };

@@ -351,7 +351,7 @@ fn child_server() {
             }
         };
         listener
-            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server).into_make_service())
             .with_graceful_shutdown(stop)
             .await
             .expect("serve");

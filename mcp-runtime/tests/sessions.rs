@@ -433,7 +433,7 @@ async fn next_event(body: &mut Body) -> String {
 async fn get_stream_delivers_notifications_and_replays_after_last_event_id() {
     let mcp_server = server(SessionMode::Stateful, SessionLimits::default());
     let client = TestClient::new(mcp_server.clone());
-    let router = mcp::transport::router(PATH, mcp_server);
+    let router = mcp::transport::http::router(PATH, mcp_server);
     let id = initialize(&client).await;
     let get = |last: Option<&str>| {
         let mut b = Request::get(PATH)
@@ -521,7 +521,7 @@ async fn the_server_caps_open_streams() {
         .build()
         .unwrap();
     let client = TestClient::new(server.clone());
-    let router = mcp::transport::router(PATH, server);
+    let router = mcp::transport::http::router(PATH, server);
     let (a, b) = (initialize(&client).await, initialize(&client).await);
     let get = |id: &str| {
         Request::get(PATH)

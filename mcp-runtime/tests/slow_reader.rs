@@ -98,7 +98,7 @@ async fn a_stream_that_is_never_read_does_not_grow_server_memory() {
     let server = mcp::Server::builder(Flood).build().unwrap();
     tokio::spawn(
         listener
-            .serve(mcp::transport::router("/mcp", server).into_make_service())
+            .serve(mcp::transport::http::router("/mcp", server).into_make_service())
             .into_future(),
     );
     let slow = open_session(addr).await;

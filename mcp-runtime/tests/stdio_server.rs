@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp::transport::StdioConfig;
+use mcp::transport::stdio::StdioConfig;
 use mcp::{ElicitAction, InputRequired, ToolOutput};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};

@@ -109,7 +109,7 @@ impl TestServer {
         let addr = listener.local_addr().expect("local address");
         let server = make(addr).build().expect("a valid service");
         let (tx, rx) = oneshot::channel::<()>();
-        let app = mcp::transport::router("/mcp", server);
+        let app = mcp::transport::http::router("/mcp", server);
         let task = tokio::spawn(
             listener
                 .serve(app.into_make_service())

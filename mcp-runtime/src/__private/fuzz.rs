@@ -21,7 +21,7 @@ use crate::protocol::{
 use crate::schema::headers::{self, ParamType};
 use crate::session::SessionLimits;
 use crate::state::{Binding, Signer};
-use crate::transport::classify::{self, Route};
+use crate::transport::http::classify::{self, Route};
 
 /// Splits fuzz input at the first NUL: `Name: value` header lines before it (lines that are
 /// not a valid header are skipped), the body after it (all of it when there is no NUL).
@@ -374,7 +374,7 @@ pub fn http(data: &[u8]) {
                     .enable_all()
                     .build()
                     .expect("runtime"),
-                router: crate::transport::router("/mcp", server),
+                router: crate::transport::http::router("/mcp", server),
             }
         });
         let mut session: Option<HeaderValue> = None;

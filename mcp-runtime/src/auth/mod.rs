@@ -58,7 +58,7 @@
 //!     .scope_hierarchy("files:admin", ["files:write"])
 //!     .scope_hierarchy("files:write", ["files:read"]);
 //! let server = mcp::Server::builder(Files).oauth(oauth);
-//! let app = mcp::transport::router("/files", server.build()?);
+//! let app = mcp::transport::http::router("/files", server.build()?);
 //! mcp::HttpServer::bind("127.0.0.1:9090")
 //!     .await?
 //!     .serve(app.into_make_service())

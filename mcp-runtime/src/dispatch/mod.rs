@@ -51,6 +51,7 @@ pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,
     method_not_found,
 };
+pub(crate) use reply::{unsupported_version, write_reply};
 pub(crate) use request::Params;
 pub use request::{McpRequest, McpResponse};
 pub(crate) use serve::current_notifier;

@@ -10,7 +10,9 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use crate::error::{InsufficientScopeError, ServerError};
-use crate::protocol::{CallToolResult, ErrorCode, ErrorObject};
+use crate::protocol::{
+    CallToolResult, ErrorCode, ErrorObject, JsonRpcError, MODERN_VERSIONS, RequestId,
+};
 
 /// The answer to one JSON-RPC request: a serialized result, or an error with the HTTP status
 /// it travels with.
@@ -215,4 +217,54 @@ mod tests {
             assert_eq!(text(&stamped), text(&expected));
         }
     }
+}
+
+/// Writes the JSON-RPC response to request `id` (every transport's bytes for a reply).
+pub(crate) fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
+    let written = match reply {
+        // The bytes `SuccessOut` serializes to, written directly: the result is JSON text
+        // already.
+        Reply::Ok(raw) => {
+            out.reserve(raw.get().len() + 40);
+            out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+            let id = serde_json::to_writer(&mut *out, id);
+            out.extend_from_slice(br#","result":"#);
+            out.extend_from_slice(raw.get().as_bytes());
+            out.push(b'}');
+            id
+        }
+        Reply::Err { error, .. } => serde_json::to_writer(
+            &mut *out,
+            &JsonRpcError::new(Some(id.clone()), error.clone()),
+        ),
+        // Only when the HTTP status can no longer change (a started stream, a batch member).
+        Reply::InsufficientScope(e) => serde_json::to_writer(
+            &mut *out,
+            &JsonRpcError::new(
+                Some(id.clone()),
+                ServerError::InsufficientScope(e.clone()).to_error_object(),
+            ),
+        ),
+    };
+    if let Err(e) = written {
+        tracing::error!(error = %e, "failed to serialize a response");
+    }
+}
+
+/// `-32022` with the supported modern versions (and the requested one when known).
+pub(crate) fn unsupported_version(requested: Option<&str>) -> Reply {
+    let mut data = json!({"supported": MODERN_VERSIONS});
+    let message = match requested {
+        Some(r) => {
+            data["requested"] = json!(r);
+            format!("Unsupported protocol version: {r}")
+        }
+        None => {
+            "Unsupported protocol version: the request did not name a protocol version".to_owned()
+        }
+    };
+    Reply::status(
+        StatusCode::BAD_REQUEST,
+        ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, message).with_data(data),
+    )
 }

@@ -230,7 +230,7 @@ impl Scripts {
 ///     .build()?;
 /// mcp::HttpServer::bind("127.0.0.1:8080")
 ///     .await?
-///     .serve(mcp::transport::router("/mcp", server).into_make_service())
+///     .serve(mcp::transport::http::router("/mcp", server).into_make_service())
 ///     .with_graceful_shutdown(mcp::transport::shutdown_signal())
 ///     .await?;
 /// # Ok(())

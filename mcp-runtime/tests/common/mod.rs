@@ -166,7 +166,7 @@ pub fn test_builder(name: &str, version: &str) -> ServerBuilder {
 
 pub fn router_with(builder: ServerBuilder) -> axum::Router {
     let server = builder.build().expect("valid config");
-    mcp::transport::router("/mcp", server)
+    mcp::transport::http::router("/mcp", server)
 }
 
 /// A test service protected as the OAuth resource `resource`, its tokens JWTs of a (never

@@ -59,5 +59,5 @@ fn main() {
     assert_eq!(r.joined_text(), "hi (from ui)");
     assert!(call(&Echo, "nope", json!({})).is_err());
 
-    let _ = mcp::transport::router("/mcp", server(Echo));
+    let _ = mcp::transport::http::router("/mcp", server(Echo));
 }

@@ -59,6 +59,6 @@ fn main() {
     assert_eq!(result(&Weather, "forecast", json!({"city": "Oslo"})).structured_content, Some(json!({"city": "Oslo", "celsius": 21})));
     assert_eq!(tool(&Plain, "forecast")["outputSchema"]["type"], "object");
     for svc in [server(Weather), server(Plain)] {
-        let _ = mcp::transport::router("/mcp", svc);
+        let _ = mcp::transport::http::router("/mcp", svc);
     }
 }

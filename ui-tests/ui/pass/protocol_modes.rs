@@ -54,6 +54,6 @@ fn main() {
     assert_eq!(add["outputSchema"]["type"], "integer");
 
     for svc in [server(Auto), server(Modern), server(Legacy)] {
-        let _ = mcp::transport::router("/mcp", svc);
+        let _ = mcp::transport::http::router("/mcp", svc);
     }
 }

@@ -1,4 +1,4 @@
-//! The weather service of the seed, served by `mcp::transport::router` and driven over HTTP
+//! The weather service of the seed, served by `mcp::transport::http::router` and driven over HTTP
 //! in-process with `tower::ServiceExt::oneshot`: modern and legacy requests, request
 //! metadata, header arguments mirrored into `Mcp-Param-*`, and `#[http_header]` values.
 #![deny(warnings)]
@@ -73,7 +73,7 @@ async fn send(app: &axum::Router, request: http::Request<Body>) -> Value {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let server = mcp::Server::builder(WeatherService).build().unwrap();
-    let app = mcp::transport::router("/mcp", server);
+    let app = mcp::transport::http::router("/mcp", server);
 
     let list = send(&app, modern("tools/list", None, json!({}), &[])).await;
     let tool = &list["result"]["tools"][0];

@@ -63,7 +63,7 @@ impl Link {
     /// Queues the response to request `id`.
     pub(crate) async fn send_reply(&self, id: &RequestId, reply: &Reply) -> bool {
         let mut line = Vec::with_capacity(256);
-        crate::transport::write_reply(&mut line, id, reply);
+        crate::dispatch::write_reply(&mut line, id, reply);
         self.send_line(line).await
     }
 

@@ -664,7 +664,7 @@ async fn open_session(server: &Server, id: &str) -> Option<crate::session::Sessi
 }
 
 fn refuse_version(requested: Option<&str>) -> Route {
-    match crate::transport::classify::unsupported_version(requested) {
+    match crate::dispatch::unsupported_version(requested) {
         Reply::Err { error, .. } => Route::Refuse(error),
         _ => Route::Refuse(internal_error_object()),
     }

@@ -4,10 +4,11 @@
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{Map, Value, json};
 
+pub(crate) use crate::dispatch::unsupported_version;
 use crate::dispatch::{ProtocolMode, Reply, header_mismatch};
 use crate::protocol::{
     CallToolParams, ErrorCode, ErrorObject, LEGACY_VERSIONS, META_PROTOCOL_VERSION,
-    MODERN_VERSIONS, RequestEnvelope, is_modern_version, serves_modern_version,
+    RequestEnvelope, is_modern_version, serves_modern_version,
 };
 use crate::schema::headers::{PARAM_HEADER_PREFIX, decode_value};
 
@@ -278,24 +279,6 @@ fn envelope_error(message: &str, data: Value) -> Reply {
     Reply::status(
         StatusCode::BAD_REQUEST,
         ErrorObject::new(ErrorCode::INVALID_PARAMS, message).with_data(data),
-    )
-}
-
-/// `-32022` with the supported modern versions (and the requested one when known).
-pub(crate) fn unsupported_version(requested: Option<&str>) -> Reply {
-    let mut data = json!({"supported": MODERN_VERSIONS});
-    let message = match requested {
-        Some(r) => {
-            data["requested"] = json!(r);
-            format!("Unsupported protocol version: {r}")
-        }
-        None => {
-            "Unsupported protocol version: the request did not name a protocol version".to_owned()
-        }
-    };
-    Reply::status(
-        StatusCode::BAD_REQUEST,
-        ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, message).with_data(data),
     )
 }
 

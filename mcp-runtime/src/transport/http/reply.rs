@@ -9,39 +9,9 @@ use axum::response::Response;
 use super::session;
 use crate::base::ScopeChallenge;
 use crate::dispatch::Reply;
-use crate::error::{InsufficientScopeError, ServerError};
+pub(crate) use crate::dispatch::write_reply;
+use crate::error::InsufficientScopeError;
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcError, RequestId, ResponseId};
-
-pub(crate) fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
-    let written = match reply {
-        // The bytes `SuccessOut` serializes to, written directly: the result is JSON text
-        // already.
-        Reply::Ok(raw) => {
-            out.reserve(raw.get().len() + 40);
-            out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-            let id = serde_json::to_writer(&mut *out, id);
-            out.extend_from_slice(br#","result":"#);
-            out.extend_from_slice(raw.get().as_bytes());
-            out.push(b'}');
-            id
-        }
-        Reply::Err { error, .. } => serde_json::to_writer(
-            &mut *out,
-            &JsonRpcError::new(Some(id.clone()), error.clone()),
-        ),
-        // Only when the HTTP status can no longer change (a started stream, a batch member).
-        Reply::InsufficientScope(e) => serde_json::to_writer(
-            &mut *out,
-            &JsonRpcError::new(
-                Some(id.clone()),
-                ServerError::InsufficientScope(e.clone()).to_error_object(),
-            ),
-        ),
-    };
-    if let Err(e) = written {
-        tracing::error!(error = %e, "failed to serialize a response");
-    }
-}
 
 pub(crate) fn reply_response(id: &RequestId, reply: Reply, headers: &HeaderMap) -> Response {
     let status = match &reply {

@@ -37,8 +37,8 @@ use crate::dispatch::Server;
 /// let shutdown = mcp::transport::CancellationToken::new();
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
-///     .nest_service("/mcp", mcp::transport::McpService::new(server.clone()).with_shutdown(shutdown.clone()))
-///     .merge(mcp::transport::metadata_router(&server));
+///     .nest_service("/mcp", mcp::McpService::new(server.clone()).with_shutdown(shutdown.clone()))
+///     .merge(mcp::transport::http::metadata_router(&server));
 /// ```
 ///
 /// # Shutdown
@@ -222,7 +222,7 @@ pub fn metadata_router(server: &Server) -> Router {
 /// let server = mcp::Server::builder(Svc).build().unwrap();
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp::transport::router("/mcp", server));
+///     .merge(mcp::transport::http::router("/mcp", server));
 /// ```
 ///
 /// The `Host` check's default needs the address the server is bound to, which this

@@ -58,7 +58,7 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// extension, with its shutdown token, so that a request carries two extensions, not three.
 /// Serving stops only when the future given to
 /// [`with_graceful_shutdown`](Serve::with_graceful_shutdown) resolves (pass
-/// [`shutdown_signal`] for SIGINT and SIGTERM); then the listener stops accepting, the MCP
+/// [`shutdown_signal`](crate::transport::shutdown_signal) for SIGINT and SIGTERM); then the listener stops accepting, the MCP
 /// endpoints it serves close their SSE streams, and in-flight requests get the drain
 /// timeout to finish.
 ///
@@ -76,7 +76,7 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// let server = mcp::Server::builder(Svc).build()?;
 /// let app = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp::transport::router("/mcp", server));
+///     .merge(mcp::transport::http::router("/mcp", server));
 /// mcp::HttpServer::bind("127.0.0.1:9090")
 ///     .await?
 ///     .header_read_timeout(std::time::Duration::from_secs(10))
@@ -288,7 +288,7 @@ pub struct Serve<M> {
 impl<M> Serve<M> {
     /// Serves until `signal` completes, then stops accepting, closes the MCP endpoints'
     /// SSE streams, lets in-flight requests finish (for at most the drain timeout) and
-    /// returns. Pass [`shutdown_signal`] to stop on SIGINT or SIGTERM.
+    /// returns. Pass [`shutdown_signal`](crate::transport::shutdown_signal) to stop on SIGINT or SIGTERM.
     pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<M, F>
     where
         F: Future<Output = ()> + Send + 'static,
@@ -497,28 +497,4 @@ async fn accept_error(error: &std::io::Error) {
     }
     tracing::warn!(%error, "accept failed; retrying shortly");
     tokio::time::sleep(Duration::from_millis(100)).await;
-}
-
-/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
 }

@@ -43,9 +43,9 @@ use crate::protocol::headers as names;
 /// # }
 /// # async fn run() -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
-/// let bound = mcp::transport::BoundAddr(listener.local_addr()?);
+/// let bound = mcp::transport::http::BoundAddr(listener.local_addr()?);
 /// let server = mcp::Server::builder(Svc).build().unwrap();
-/// let app = mcp::transport::router("/mcp", server).layer(axum::Extension(bound));
+/// let app = mcp::transport::http::router("/mcp", server).layer(axum::Extension(bound));
 /// # let _ = app;
 /// # Ok(())
 /// # }

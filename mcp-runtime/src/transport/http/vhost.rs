@@ -14,7 +14,7 @@ use tower::ServiceExt as _;
 /// # struct Svc;
 /// # #[mcp::service(name = "svc", version = "1.0.0")]
 /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
-/// use mcp::transport::{VirtualHosts, router};
+/// use mcp::transport::http::{VirtualHosts, router};
 /// let a = mcp::Server::builder(Svc).build().unwrap();
 /// let b = mcp::Server::builder(Svc).build().unwrap();
 /// let app: axum::Router = VirtualHosts::new()

@@ -24,12 +24,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         server = server.request_state_keys([key.into_bytes()]);
     }
     if let Ok(hosts) = std::env::var("MCP_ALLOWED_HOSTS") {
-        server = server.allowed_hosts(
-            hosts
-                .split(',')
-                .filter(|h| !h.is_empty())
-                .map(str::to_owned),
-        );
+        server = server.transport(|http: mcp::transport::http::HttpConfig| {
+            http.allowed_hosts(
+                hosts
+                    .split(',')
+                    .filter(|h| !h.is_empty())
+                    .map(str::to_owned),
+            )
+        });
     }
     #[cfg(feature = "redis")]
     if let Ok(url) = std::env::var("MCP_REDIS_URL") {

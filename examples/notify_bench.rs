@@ -85,7 +85,7 @@ async fn fan_out(listeners: usize, rounds: usize) -> Report {
         .max_listeners_per_caller(listeners)
         .max_listen_bytes_per_caller(usize::MAX)
         .max_listen_bytes(usize::MAX)
-        .host_validation(false)
+        .transport(|http: mcp::transport::http::HttpConfig| http.host_validation(false))
         .build()
         .expect("a valid server");
     let notifier = server.notifier();

@@ -7,7 +7,7 @@
 //!   `examples/add.rs` itself), generated at compile time by `examples/build.rs`; otherwise
 //!   configured like `add`.
 //! * `size`: [`mcp_examples::bench::Size`], `size(text) -> {bytes}`, for the argument sizes.
-//!   The default body limit (`ServerBuilder::max_body_bytes`, 4 MiB) already admits the
+//!   The default body limit (`HttpConfig::max_body_bytes`, 4 MiB) already admits the
 //!   1 MiB argument, so it is left as it is.
 //! * `streams`: `Add` with `list_changed(true)` (so a `subscriptions/listen` filter asking for
 //!   tool changes is honoured and its stream stays open), room for `SCALE_CAPACITY` (default

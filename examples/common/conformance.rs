@@ -423,7 +423,9 @@ pub fn server() -> mcp::ServerBuilder {
 /// of that port ([`loopback_origins`]) and refuses every other browser origin, which is
 /// what the suite's `dns-rebinding-protection` scenario checks.
 pub fn server_at(addr: SocketAddr) -> mcp::ServerBuilder {
-    server().allowed_origins(loopback_origins(addr))
+    server().transport(|http: mcp::transport::http::HttpConfig| {
+        http.allowed_origins(loopback_origins(addr))
+    })
 }
 
 /// `http://127.0.0.1:<port>`, `http://localhost:<port>` and `http://[::1]:<port>`: the

@@ -223,7 +223,11 @@ async fn the_ts_client_in_chromium_talks_to_both_eras_across_origins() {
     );
     let (page, mut reports) = page_server(script).await;
 
-    let allow_page = |builder: mcp::ServerBuilder| builder.allowed_origins([page.clone()]);
+    let allow_page = |builder: mcp::ServerBuilder| {
+        builder.transport(|http: mcp::transport::http::HttpConfig| {
+            http.allowed_origins([page.clone()])
+        })
+    };
     let weather = TestServer::start(|_| {
         allow_page(mcp::Server::builder(mcp_examples::weather::WeatherService))
     })

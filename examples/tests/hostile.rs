@@ -175,9 +175,11 @@ async fn serve(builder: mcp::ServerBuilder) -> SocketAddr {
 /// request-state key, and a 1 s body read timeout.
 fn target() -> mcp::ServerBuilder {
     mcp::Server::builder(Target)
-        .allowed_origins([ORIGIN])
+        .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([ORIGIN]))
         .request_state_keys([STATE_KEY])
-        .body_read_timeout(Duration::from_secs(1))
+        .transport(|http: mcp::transport::http::HttpConfig| {
+            http.body_read_timeout(Duration::from_secs(1))
+        })
 }
 
 /// Which eras a server speaks, for the well-behaved client.
@@ -1230,7 +1232,8 @@ async fn body_limits() {
     const LIMIT: usize = 4 << 20;
     const TEN_MB: usize = 10_000_000;
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let big = mcp::Server::builder(Target).max_body_bytes(16 << 20);
+    let big = mcp::Server::builder(Target)
+        .transport(|http: mcp::transport::http::HttpConfig| http.max_body_bytes(16 << 20));
     let big = Srv::new(serve(big).await, Eras::Both);
     let (m, b) = (&main, &big);
     let echo = |text: &str| legacy_tool("echo", json!({"text": text}));
@@ -2147,9 +2150,18 @@ async fn headers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn host_and_cors() {
     let main = Srv::new(serve(target()).await, Eras::Both);
-    let listed = target().allowed_hosts(["mcp.example.com", "gateway.local:8443"]);
+    let listed = target().transport(|http: mcp::transport::http::HttpConfig| {
+        http.allowed_hosts(["mcp.example.com", "gateway.local:8443"])
+    });
     let listed = Srv::new(serve(listed).await, Eras::Both);
-    let open = Srv::new(serve(target().host_validation(false)).await, Eras::Both);
+    let open = Srv::new(
+        serve(
+            target()
+                .transport(|http: mcp::transport::http::HttpConfig| http.host_validation(false)),
+        )
+        .await,
+        Eras::Both,
+    );
     let users = [("ada", "lovelace")];
     let guarded = Srv {
         auth: Some(basic("ada", "lovelace")),
@@ -2761,7 +2773,7 @@ async fn oauth_tokens() {
     let config = mcp_examples::files::oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url);
     let vault = mcp::Server::builder(Vault)
         .oauth(config)
-        .allowed_origins([ORIGIN]);
+        .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([ORIGIN]));
     let vault = serve(vault).await;
     let token = |claims: Value| {
         let mut base =

@@ -33,7 +33,9 @@ async fn env_with(tweak: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Env {
     let config = tweak(oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url));
     let server = mcp::Server::builder(Files)
         .oauth(config)
-        .allowed_origins(["https://app.example.com"])
+        .transport(|http: mcp::transport::http::HttpConfig| {
+            http.allowed_origins(["https://app.example.com"])
+        })
         .build()
         .expect("valid configuration");
     Env {

@@ -138,7 +138,9 @@ async fn a_loopback_listener_accepts_only_local_names_with_its_port() {
 
 #[tokio::test]
 async fn listed_hosts_add_to_the_default_and_the_check_can_be_turned_off() {
-    let config = test_builder("t", "1").allowed_hosts(["mcp.example.com", "proxy.local:8443"]);
+    let config = test_builder("t", "1").transport(|http: mcp::transport::http::HttpConfig| {
+        http.allowed_hosts(["mcp.example.com", "proxy.local:8443"])
+    });
     let addr = serve("127.0.0.1:0", config).await;
     let port = addr.port();
     for host in [
@@ -154,7 +156,12 @@ async fn listed_hosts_add_to_the_default_and_the_check_can_be_turned_off() {
         "Invalid Host: proxy.local:8444",
     );
     // Behind a proxy that checks Host itself.
-    let addr = serve("127.0.0.1:0", test_builder("t", "1").host_validation(false)).await;
+    let addr = serve(
+        "127.0.0.1:0",
+        test_builder("t", "1")
+            .transport(|http: mcp::transport::http::HttpConfig| http.host_validation(false)),
+    )
+    .await;
     assert_status(raw_exchange(addr, &modern(Some("evil.example"))).await, 200);
     assert_status(raw_exchange(addr, &modern(None)).await, 200);
 }
@@ -165,7 +172,9 @@ async fn other_binds_check_only_listed_hosts() {
     assert_status(raw_exchange(addr, &modern(Some("evil.example"))).await, 200);
     let addr = serve(
         "0.0.0.0:0",
-        test_builder("t", "1").allowed_hosts(["mcp.example.com"]),
+        test_builder("t", "1").transport(|http: mcp::transport::http::HttpConfig| {
+            http.allowed_hosts(["mcp.example.com"])
+        }),
     )
     .await;
     assert_status(
@@ -256,14 +265,14 @@ fn allowed_hosts_are_checked_when_the_service_is_built() {
     ] {
         let built = mcp::Server::builder(TestService::default())
             .info("t", "1")
-            .allowed_hosts([bad])
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_hosts([bad]))
             .build();
         let message = built.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("allowed host"), "{bad:?}: {message}");
     }
     let star = mcp::Server::builder(TestService::default())
         .info("t", "1")
-        .allowed_hosts(["*"])
+        .transport(|http: mcp::transport::http::HttpConfig| http.allowed_hosts(["*"]))
         .build();
     let message = star.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(message.contains("host_validation(false)"), "{message}");
@@ -302,7 +311,10 @@ fn list(value: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn preflights_from_allowed_origins_are_answered_for_every_method() {
-    let app = router_with(test_builder("t", "1").allowed_origins([PAGE]));
+    let app = router_with(
+        test_builder("t", "1")
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([PAGE])),
+    );
     for method in ["POST", "GET", "DELETE"] {
         let r = send(&app, preflight(PAGE, method)).await;
         assert_eq!(r.status, StatusCode::OK, "{method}: {}", r.raw);
@@ -340,7 +352,7 @@ async fn preflights_from_allowed_origins_are_answered_for_every_method() {
     // A modern-only service allows only POST.
     let app = router_with(
         test_builder("t", "1")
-            .allowed_origins([PAGE])
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([PAGE]))
             .protocol_mode(ProtocolMode::Modern),
     );
     let r = send(&app, preflight(PAGE, "POST")).await;
@@ -349,7 +361,10 @@ async fn preflights_from_allowed_origins_are_answered_for_every_method() {
 
 #[tokio::test]
 async fn responses_to_allowed_origins_expose_the_mcp_headers() {
-    let app = router_with(test_builder("t", "1").allowed_origins([PAGE]));
+    let app = router_with(
+        test_builder("t", "1")
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([PAGE])),
+    );
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
     let mut request = legacy_request(&init);
@@ -380,27 +395,30 @@ async fn responses_to_allowed_origins_expose_the_mcp_headers() {
 #[tokio::test]
 async fn credentials_and_wildcards() {
     // `*` without credentials answers `*`.
-    let app = router_with(test_builder("t", "1").allowed_origins(["*"]));
+    let app = router_with(
+        test_builder("t", "1")
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins(["*"])),
+    );
     let r = send(&app, preflight("https://any.example", "POST")).await;
     assert_eq!(header(&r, "access-control-allow-origin"), "*");
     assert!(r.headers.get("access-control-allow-credentials").is_none());
     // With credentials the origin is echoed: browsers refuse `*` with credentials.
-    let app = router_with(
-        test_builder("t", "1")
-            .allowed_origins(["*"])
-            .allow_credentials(true),
-    );
+    let app = router_with(test_builder("t", "1").transport(
+        |http: mcp::transport::http::HttpConfig| {
+            http.allowed_origins(["*"]).allow_credentials(true)
+        },
+    ));
     let r = send(&app, preflight("https://any.example", "DELETE")).await;
     assert_eq!(
         header(&r, "access-control-allow-origin"),
         "https://any.example"
     );
     assert_eq!(header(&r, "access-control-allow-credentials"), "true");
-    let app = router_with(
-        test_builder("t", "1")
-            .allowed_origins([PAGE])
-            .allow_credentials(true),
-    );
+    let app = router_with(test_builder("t", "1").transport(
+        |http: mcp::transport::http::HttpConfig| {
+            http.allowed_origins([PAGE]).allow_credentials(true)
+        },
+    ));
     let mut request = modern_request(&modern_body(json!(1), "tools/list", Value::Null));
     request
         .headers_mut()
@@ -415,7 +433,7 @@ async fn credentials_and_wildcards() {
 async fn preflights_pass_authentication_and_refusals_carry_cors() {
     let server = mcp::Server::builder(TestService::default())
         .info("t", "1")
-        .allowed_origins([PAGE])
+        .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([PAGE]))
         .listener_auth([mcp::auth::ListenerAuth::basic([("alice", "secret")])])
         .build()
         .unwrap();

@@ -138,7 +138,8 @@ fn negative_configured_hint_fails_attach() {
     assert!(err.to_string().contains("negative ttl_ms"), "{err}");
     let config = test_builder("t", "1").discover_cache(CacheHint::new(-5, CacheScope::Public));
     assert!(config.build().is_err());
-    let config = test_builder("t", "1").allowed_origins(["example.com"]);
+    let config = test_builder("t", "1")
+        .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins(["example.com"]));
     assert!(config.build().is_err());
 }
 
@@ -870,7 +871,9 @@ async fn modern_notifications_are_accepted() {
 
 #[tokio::test]
 async fn origin_validation_runs_first_on_both_eras() {
-    let config = test_builder("t", "1").allowed_origins(["https://app.example.com"]);
+    let config = test_builder("t", "1").transport(|http: mcp::transport::http::HttpConfig| {
+        http.allowed_origins(["https://app.example.com"])
+    });
     let app = router_with(config);
     let modern = modern_body(json!(1), "tools/list", Value::Null);
     let legacy = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
@@ -897,7 +900,10 @@ async fn origin_validation_runs_first_on_both_eras() {
         .unwrap();
     send(&app, req).await.assert_error(403, -32000, Value::Null);
     // Wildcard.
-    let app = router_with(test_builder("t", "1").allowed_origins(["*"]));
+    let app = router_with(
+        test_builder("t", "1")
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins(["*"])),
+    );
     send(
         &app,
         with_header(modern_request(&modern), "origin", "https://any.example"),
@@ -988,7 +994,10 @@ async fn parse_errors_and_invalid_messages() {
 
 #[tokio::test]
 async fn bodies_over_the_limit_are_413() {
-    let app = router_with(test_builder("t", "1").max_body_bytes(1024));
+    let app = router_with(
+        test_builder("t", "1")
+            .transport(|http: mcp::transport::http::HttpConfig| http.max_body_bytes(1024)),
+    );
     let big = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x".repeat(2000)}}});
     let r = send(&app, legacy_request(&big)).await;
     r.assert_error(413, -32000, Value::Null);
@@ -1136,7 +1145,9 @@ async fn advanced_handlers_get_their_plain_state_and_answers_back() {
 
 #[tokio::test]
 async fn a_body_that_never_arrives_times_out_with_408() {
-    let config = test_builder("t", "1").body_read_timeout(std::time::Duration::from_millis(100));
+    let config = test_builder("t", "1").transport(|http: mcp::transport::http::HttpConfig| {
+        http.body_read_timeout(std::time::Duration::from_millis(100))
+    });
     let app = router_with(config);
     let stalled = futures_util::stream::pending::<Result<bytes::Bytes, std::io::Error>>();
     let req = Request::post("/mcp")
@@ -1154,6 +1165,8 @@ async fn a_body_that_never_arrives_times_out_with_408() {
     )
     .await
     .result();
-    let zero = test_builder("t", "1").body_read_timeout(std::time::Duration::ZERO);
+    let zero = test_builder("t", "1").transport(|http: mcp::transport::http::HttpConfig| {
+        http.body_read_timeout(std::time::Duration::ZERO)
+    });
     assert!(zero.build().is_err());
 }

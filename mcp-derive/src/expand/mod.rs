@@ -229,7 +229,7 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
     }
     if !svc.allowed_origins.is_empty() {
         let o = &svc.allowed_origins;
-        chain.extend(quote!(.allowed_origins([#(#o),*])));
+        chain.extend(quote!(.transport(|http: #k::transport::http::HttpConfig| http.allowed_origins([#(#o),*]))));
     }
     chain
 }

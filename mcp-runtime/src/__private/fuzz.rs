@@ -364,7 +364,9 @@ pub fn http(data: &[u8]) {
             let server = crate::Server::builder(FuzzService)
                 .info("fuzz", "1.0.0")
                 .request_state_keys([STATE_KEY])
-                .max_body_bytes(64 * 1024)
+                .transport(|http: crate::transport::http::HttpConfig| {
+                    http.max_body_bytes(64 * 1024)
+                })
                 .input_round_timeout(Duration::from_millis(100))
                 .session_limits(SessionLimits::default().with_max_anonymous(64))
                 .build()

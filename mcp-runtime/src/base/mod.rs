@@ -161,3 +161,12 @@ pub(crate) struct ScopeChallenge {
     /// The `error_description`.
     pub(crate) description: String,
 }
+
+/// Settings of one transport that a server carries for it (the HTTP transport's
+/// [`HttpConfig`](crate::transport::http::HttpConfig)): set with
+/// [`ServerBuilder::transport`](crate::ServerBuilder::transport), checked by `build`, read
+/// by the transport when it serves the server.
+pub trait TransportConfig: Clone + Send + Sync + 'static {
+    /// Checks the settings; the error is what `ServerBuilder::build` returns.
+    fn validate(&self) -> Result<(), crate::error::Error>;
+}

@@ -164,63 +164,33 @@ impl ServerBuilder {
         self
     }
 
-    /// Sets the browser origins allowed to call the service (`"*"` allows any): the seed's
-    /// `httpConfig.cors.allowOrigins`, both the Origin allowlist and the CORS policy.
-    /// Requests without an `Origin` header are always accepted; others from unlisted origins
-    /// get `403` before anything else runs. Listed origins get CORS answers: preflights for
-    /// `POST`, `GET` and `DELETE` with the MCP request headers, and responses exposing
-    /// `Mcp-Session-Id`, `MCP-Protocol-Version` and `WWW-Authenticate`.
-    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.config.allowed_origins = origins.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Whether CORS answers carry `Access-Control-Allow-Credentials: true` (the seed's
-    /// `httpConfig.cors.allowCredentials`), so a page may send cookies or HTTP
-    /// authentication along. Default `false`. With `"*"` among the allowed origins, the
-    /// request's origin is echoed instead of `*`, which browsers refuse with credentials.
-    pub fn allow_credentials(mut self, allow: bool) -> Self {
-        self.config.allow_credentials = allow;
-        self
-    }
-
-    /// Adds `Host` values the service accepts (DNS-rebinding protection): a host name or
-    /// address (`"mcp.example.com"`, `"192.168.1.20"`, `"[::1]"`), which then matches with
-    /// any port, or a `host:port` that matches only that port. Compared case-insensitively.
+    /// Gives the server settings for a transport that serves it: `f` gets the settings of
+    /// type `C` set so far (or `C`'s defaults) and returns them changed. The HTTP transport
+    /// reads [`HttpConfig`](crate::transport::http::HttpConfig) (allowed hosts and origins,
+    /// CORS credentials, body limits); `build` refuses invalid ones.
     ///
-    /// A service served by a [`HttpServer`](crate::HttpServer)
-    /// bound to a loopback address accepts, by default, only `localhost` and loopback
-    /// addresses with the bound port; the names listed here are accepted as well. On any
-    /// other address no `Host` is checked unless names are listed here, and then only the
-    /// listed ones pass. Any other `Host` gets `403` before anything else runs.
-    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    /// ```
+    /// use mcp::transport::http::HttpConfig;
+    /// # struct Svc;
+    /// # #[mcp::service(name = "svc", version = "1.0.0")]
+    /// # impl Svc { pub fn ping(&self) -> String { "pong".into() } }
+    ///
+    /// let refused = mcp::Server::builder(Svc)
+    ///     .transport(|http: HttpConfig| http.allowed_hosts(["*"]))
+    ///     .build();
+    /// assert!(refused.is_err());
+    /// ```
+    pub fn transport<C>(mut self, f: impl FnOnce(C) -> C) -> Self
     where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
+        C: crate::base::TransportConfig + Default + std::fmt::Debug,
     {
-        self.config.allowed_hosts = hosts
-            .into_iter()
-            .map(|h| h.into().to_ascii_lowercase())
-            .collect();
-        self
-    }
-
-    /// Turns `Host` validation on or off (default on). Turn it off behind a reverse proxy
-    /// that forwards requests to a loopback listener with the public host name and checks
-    /// `Host` itself; or list the public names with [`allowed_hosts`](Self::allowed_hosts)
-    /// instead.
-    pub fn host_validation(mut self, enabled: bool) -> Self {
-        self.config.host_validation = enabled;
-        self
-    }
-
-    /// Sets the cap on request bodies; larger bodies get `413`.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.config.max_body_bytes = bytes;
+        let current = self
+            .config
+            .transports
+            .get::<C>()
+            .cloned()
+            .unwrap_or_default();
+        self.config.transports.set(f(current));
         self
     }
 
@@ -255,13 +225,6 @@ impl ServerBuilder {
     /// `elicitation/create` the server sends for an input-required result (default 300 s).
     pub fn input_round_timeout(mut self, timeout: Duration) -> Self {
         self.config.input_round_timeout = timeout;
-        self
-    }
-
-    /// Sets how long a client may take to send a request body; a slower one gets `408`, so a
-    /// slow sender cannot hold a connection and its buffer indefinitely.
-    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.config.body_read_timeout = timeout;
         self
     }
 

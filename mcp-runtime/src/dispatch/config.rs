@@ -80,15 +80,9 @@ impl std::fmt::Debug for SecretKeys {
     }
 }
 
-/// How long a client may take to send a request body (default 30 s); slower ones get 408.
-pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// How many standalone SSE streams (legacy GET) may be open at once (default 10,000); one per
 /// session in any case.
 pub const DEFAULT_MAX_STREAMS: usize = 10_000;
-
-/// The default cap on request bodies (4 MiB).
-pub(crate) const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 
 /// The configuration of a service, assembled by [`ServerBuilder`](crate::ServerBuilder)
 /// and read through [`Server`](crate::Server)'s getters.
@@ -99,18 +93,14 @@ pub(crate) struct ServiceConfig {
     pub(crate) protocol_mode: ProtocolMode,
     pub(crate) session_mode: SessionMode,
     pub(crate) cache_hints: CacheHints,
-    pub(crate) allowed_origins: Vec<String>,
-    pub(crate) allow_credentials: bool,
-    pub(crate) allowed_hosts: Vec<String>,
-    pub(crate) host_validation: bool,
-    pub(crate) max_body_bytes: usize,
     pub(crate) session_limits: SessionLimits,
     pub(crate) request_state_keys: SecretKeys,
     pub(crate) request_state_ttl: Duration,
     pub(crate) input_round_timeout: Duration,
-    pub(crate) body_read_timeout: Duration,
     pub(crate) max_streams: usize,
     pub(crate) legacy_structured_output: bool,
+    /// The settings of the transports that serve the server ([`TransportConfigs`]).
+    pub(crate) transports: TransportConfigs,
 }
 
 impl ServiceConfig {
@@ -123,18 +113,13 @@ impl ServiceConfig {
             protocol_mode: ProtocolMode::Auto,
             session_mode: SessionMode::Auto,
             cache_hints: CacheHints::default(),
-            allowed_origins: Vec::new(),
-            allow_credentials: false,
-            allowed_hosts: Vec::new(),
-            host_validation: true,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             session_limits: SessionLimits::default(),
             request_state_keys: SecretKeys::default(),
             request_state_ttl: DEFAULT_TTL,
             input_round_timeout: Duration::from_secs(300),
-            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_streams: DEFAULT_MAX_STREAMS,
             legacy_structured_output: false,
+            transports: TransportConfigs::default(),
         }
     }
 
@@ -151,12 +136,6 @@ impl ServiceConfig {
                 )));
             }
         }
-        if self.body_read_timeout.is_zero() {
-            return Err(Error::Config("body_read_timeout must be positive".into()));
-        }
-        if self.max_body_bytes == 0 {
-            return Err(Error::Config("max_body_bytes must be positive".into()));
-        }
         let limits = &self.session_limits;
         if limits.idle_timeout.is_zero() || limits.max_per_owner == 0 || limits.max_anonymous == 0 {
             return Err(Error::Config(format!(
@@ -167,25 +146,70 @@ impl ServiceConfig {
         if self.info.name.trim().is_empty() {
             return Err(Error::Config("the server name is empty".into()));
         }
-        for host in &self.allowed_hosts {
-            if host == "*" {
-                return Err(Error::Config(
-                    "allowed host \"*\": to accept any Host, use host_validation(false)".into(),
-                ));
-            }
-            if !crate::base::host::is_host_pattern(host) {
-                return Err(Error::Config(format!(
-                    "allowed host {host:?} is not a host name, an address or host:port (IPv6 in brackets)"
-                )));
+        self.transports.validate()
+    }
+}
+
+/// The settings a server carries for the transports that serve it, one value per type
+/// (the HTTP transport's `HttpConfig`), with the outcome of checking each.
+#[derive(Clone, Default)]
+pub(crate) struct TransportConfigs {
+    values: http::Extensions,
+    /// The first invalid setting, reported by `ServerBuilder::build`.
+    error: Option<String>,
+    /// What `Debug` shows of each.
+    shown: Vec<(std::any::TypeId, String)>,
+}
+
+impl TransportConfigs {
+    /// The settings of type `C`, if given.
+    pub(crate) fn get<C: crate::base::TransportConfig>(&self) -> Option<&C> {
+        self.values.get::<C>()
+    }
+
+    /// Sets the settings of type `C` (replacing earlier ones) and checks them.
+    pub(crate) fn set<C: crate::base::TransportConfig + std::fmt::Debug>(&mut self, config: C) {
+        let id = std::any::TypeId::of::<C>();
+        self.shown.retain(|(t, _)| *t != id);
+        self.shown.push((id, format!("{config:?}")));
+        if let Err(e) = config.validate() {
+            let message = match e {
+                Error::Config(message) => message,
+                other => other.to_string(),
+            };
+            self.error.get_or_insert(message);
+        }
+        self.values.insert(config);
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        match &self.error {
+            Some(e) => Err(Error::Config(e.clone())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Debug for TransportConfigs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        /// Shows a value's `Debug` text as it is.
+        struct Shown<'a>(&'a str);
+        impl std::fmt::Debug for Shown<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.0)
             }
         }
-        for origin in &self.allowed_origins {
-            if origin != "*" && !origin.contains("://") {
-                return Err(Error::Config(format!(
-                    "allowed origin {origin:?} is not `*` or a scheme://host[:port] origin"
-                )));
-            }
-        }
-        Ok(())
+        f.debug_list()
+            .entries(self.shown.iter().map(|(_, s)| Shown(s)))
+            .finish()
+    }
+}
+
+impl PartialEq for TransportConfigs {
+    fn eq(&self, other: &Self) -> bool {
+        self.shown
+            .iter()
+            .map(|(_, s)| s)
+            .eq(other.shown.iter().map(|(_, s)| s))
     }
 }

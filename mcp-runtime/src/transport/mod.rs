@@ -15,6 +15,8 @@ pub mod stdio;
 /// (tokio-util's, re-exported so you never have to match its version).
 pub use tokio_util::sync::CancellationToken;
 
+pub use crate::base::TransportConfig;
+
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
 pub async fn shutdown_signal() {
     let ctrl_c = async {

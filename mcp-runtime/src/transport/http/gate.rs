@@ -22,8 +22,9 @@ use http::uri::Authority;
 use tower::{Layer, Service};
 use tower_http::cors::{AllowOrigin, Cors, CorsLayer, ResponseFuture as CorsFuture};
 
+use super::HttpConfig;
 use crate::base::host::{bracketed_v6, split_host};
-use crate::dispatch::{ProtocolMode, ServiceConfig};
+use crate::dispatch::ProtocolMode;
 use crate::protocol::headers as names;
 
 /// The address a listener is bound to, as a request extension, so that the MCP route knows
@@ -32,7 +33,7 @@ use crate::protocol::headers as names;
 /// [`HttpServer`](super::HttpServer) gives its routes the address by itself. When you
 /// serve a [`router`](super::router) with something else (`axum::serve`, your own hyper
 /// loop), add it yourself to get the same default, or list the accepted names with
-/// [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts); without either, no `Host` is checked.
+/// [`HttpConfig::allowed_hosts`](super::HttpConfig::allowed_hosts); without either, no `Host` is checked.
 ///
 /// ```
 /// # struct Svc;
@@ -94,7 +95,7 @@ struct Rules {
 }
 
 impl Gate {
-    pub(crate) fn new(config: &ServiceConfig) -> Self {
+    pub(crate) fn new(config: &HttpConfig, mode: ProtocolMode) -> Self {
         Self(Arc::new(Rules {
             hosts_checked: config.host_validation,
             listed_hosts: config
@@ -103,7 +104,7 @@ impl Gate {
                 .filter_map(|h| split_host(h).map(|(host, port)| (host.into_owned(), port)))
                 .collect(),
             origins: config.allowed_origins.clone(),
-            cors: cors_policy(config),
+            cors: cors_policy(config, mode),
         }))
     }
 }
@@ -172,8 +173,8 @@ where
 /// The CORS policy of a service: its allowed origins (the same list as the Origin check,
 /// which refuses all others first), the methods its era serves, the MCP request headers,
 /// and the response headers a page needs to read.
-fn cors_policy(config: &ServiceConfig) -> CorsLayer {
-    let methods = if config.protocol_mode == ProtocolMode::Modern {
+fn cors_policy(config: &HttpConfig, mode: ProtocolMode) -> CorsLayer {
+    let methods = if mode == ProtocolMode::Modern {
         vec![Method::POST]
     } else {
         vec![Method::GET, Method::POST, Method::DELETE]

@@ -63,8 +63,8 @@ const H2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// timeout to finish.
 ///
 /// The HTTP limits live here, except the request body's: its size cap and read timeout are
-/// per service ([`ServerBuilder::max_body_bytes`](crate::ServerBuilder::max_body_bytes),
-/// [`ServerBuilder::body_read_timeout`](crate::ServerBuilder::body_read_timeout)) because the MCP endpoint
+/// per service ([`HttpConfig::max_body_bytes`](super::HttpConfig::max_body_bytes),
+/// [`HttpConfig::body_read_timeout`](super::HttpConfig::body_read_timeout)) because the MCP endpoint
 /// enforces them itself, answering with the JSON-RPC errors MCP clients expect, while this
 /// server also serves routes that are not MCP's.
 ///

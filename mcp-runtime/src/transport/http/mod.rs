@@ -13,6 +13,7 @@
 //! extension) and the core's answer into a JSON or SSE response.
 
 pub(crate) mod classify;
+mod config;
 mod gate;
 mod listen;
 mod listener;
@@ -33,6 +34,7 @@ use futures_util::future::join_all;
 use http_body_util::{BodyExt as _, Limited};
 use serde_json::Value;
 
+pub use config::{DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, HttpConfig};
 pub use gate::BoundAddr;
 pub(crate) use gate::ListedHost;
 pub use listener::{HttpServer, Serve, WithGracefulShutdown};
@@ -59,6 +61,8 @@ pub const MAX_BATCH: usize = 100;
 #[derive(Clone)]
 struct Endpoint {
     server: Arc<Server>,
+    /// The transport's settings, from the server ([`HttpConfig`]).
+    config: Arc<HttpConfig>,
     shutdown: Option<CancellationToken>,
 }
 
@@ -113,7 +117,7 @@ async fn endpoint(state: Endpoint, mut request: Request<Body>) -> Response {
     let (parts, body) = request.into_parts();
     let modern_only = server.protocol_mode() == ProtocolMode::Modern;
     match parts.method {
-        Method::POST => post(&server, parts, body).await,
+        Method::POST => post(&server, &state.config, parts, body).await,
         Method::GET if !modern_only => session::get(&server, &parts).await,
         Method::DELETE if !modern_only => session::delete(&server, &parts).await,
         _ => {
@@ -131,7 +135,12 @@ async fn endpoint(state: Endpoint, mut request: Request<Body>) -> Response {
     }
 }
 
-async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Response {
+async fn post(
+    server: &Server,
+    config: &HttpConfig,
+    parts: http::request::Parts,
+    body: Body,
+) -> Response {
     if !is_json_content_type(&parts.headers) {
         return transport_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -142,9 +151,9 @@ async fn post(server: &Server, parts: http::request::Parts, body: Body) -> Respo
     if let Some(refusal) = unsupported_coding(&parts.headers) {
         return refusal;
     }
-    let limit = server.config().max_body_bytes;
+    let limit = config.max_body_bytes;
     let read = read_body(&parts.headers, body, limit);
-    let bytes = match tokio::time::timeout(server.config().body_read_timeout, read).await {
+    let bytes = match tokio::time::timeout(config.body_read_timeout, read).await {
         Ok(Ok(b)) => b,
         Ok(Err(response)) => return response,
         Err(_) => {

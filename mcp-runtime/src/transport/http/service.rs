@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
-use super::Endpoint;
 use super::gate::{self, GateService};
+use super::{Endpoint, HttpConfig};
 use crate::dispatch::Server;
 
 /// The MCP endpoint as a [`tower::Service`]: it answers POST, GET and DELETE on whatever
@@ -66,7 +66,7 @@ use crate::dispatch::Server;
 /// ```
 ///
 /// (`axum::serve` does not tell the endpoint its bound address: list the `Host` names it
-/// accepts with [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts), or
+/// accepts with [`HttpConfig::allowed_hosts`](super::HttpConfig::allowed_hosts), or
 /// add a [`BoundAddr`](super::BoundAddr) extension.)
 ///
 /// # Layers around a streaming endpoint
@@ -79,8 +79,8 @@ use crate::dispatch::Server;
 /// response-body limits). Safe: tracing, request ids, headers (`SetResponseHeader`),
 /// authentication that runs before the handler, concurrency limits (each open stream holds
 /// a slot), and timeouts scoped to your own routes. Request-body limits and body read
-/// timeouts are the service's own ([`ServerBuilder::max_body_bytes`](crate::ServerBuilder::max_body_bytes),
-/// [`ServerBuilder::body_read_timeout`](crate::ServerBuilder::body_read_timeout)), answered as JSON-RPC errors.
+/// timeouts are the service's own ([`HttpConfig::max_body_bytes`](super::HttpConfig::max_body_bytes),
+/// [`HttpConfig::body_read_timeout`](super::HttpConfig::body_read_timeout)), answered as JSON-RPC errors.
 #[derive(Clone)]
 pub struct McpService {
     server: Server,
@@ -144,11 +144,18 @@ impl McpService {
     }
 
     fn build(server: Server, shutdown: Option<CancellationToken>) -> Self {
+        let config = server
+            .config()
+            .transports
+            .get::<HttpConfig>()
+            .cloned()
+            .unwrap_or_default();
+        let gate = gate::Gate::new(&config, server.protocol_mode());
         let endpoint = EndpointService(Endpoint {
             server: Arc::new(server.clone()),
+            config: Arc::new(config),
             shutdown,
         });
-        let gate = gate::Gate::new(server.config());
         #[cfg(feature = "oauth")]
         if let Some(guard) = server.guard() {
             let guarded =
@@ -228,7 +235,7 @@ pub fn metadata_router(server: &Server) -> Router {
 /// The `Host` check's default needs the address the server is bound to, which this
 /// router does not know: [`HttpServer`](crate::HttpServer) supplies it; when you serve the
 /// router yourself, add a [`BoundAddr`](super::BoundAddr) extension or list the accepted
-/// names with [`ServerBuilder::allowed_hosts`](crate::ServerBuilder::allowed_hosts).
+/// names with [`HttpConfig::allowed_hosts`](super::HttpConfig::allowed_hosts).
 pub fn router(path: &str, server: Server) -> Router {
     Router::new()
         .route_service(path, McpService::new(server.clone()))

@@ -284,5 +284,8 @@ async fn in_process_returns_a_served_end() {
     .await
     .unwrap();
     let r: Value = serde_json::from_str(&end.recv().await.unwrap()).unwrap();
-    assert_eq!(r["result"]["serverInfo"]["name"], "in-process-test");
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "in-process-test"
+    );
 }

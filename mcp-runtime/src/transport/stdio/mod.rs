@@ -29,9 +29,11 @@
 //! - **Sessions**: a legacy connection of a service with a session store is one session,
 //!   created by `initialize`, refreshed by each request and deleted when the connection
 //!   ends, so tools taking [`Session`](crate::Session) work over stdio too.
-//! - **Transport data**: there are no HTTP headers; `x-mcp-header` arguments are not
-//!   cross-checked (the body is the only signal), and tools binding HTTP parts see an
-//!   empty request. OAuth-protected services cannot be served over stdio.
+//! - **Transport data**: there is no HTTP request, and nothing pretends to be one:
+//!   [`RequestContext::headers`](crate::RequestContext::headers) is `None`, an
+//!   `http::HeaderMap` parameter is empty, `x-mcp-header` arguments are not cross-checked
+//!   (the body is the only signal), and a tool binding `http::request::Parts` is refused
+//!   with `-32600`. OAuth-protected services cannot be served over stdio.
 
 mod link;
 mod listen;

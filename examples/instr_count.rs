@@ -5,6 +5,9 @@
 //!
 //! `cargo run --release --example instr_count -- modern 1000`
 //!
+//! `in-process` and `in-process-legacy` send the modern (legacy, on the connection's
+//! session) `tools/call` of the `add` server through the in-process transport instead.
+//!
 //! The kinds `tool`, `read` and `prompt` (and `tool-legacy`, `read-legacy`,
 //! `prompt-legacy`) drive a basic service whose tool, resource template and prompt do the
 //! same work (echo one string), so their figures compare the dispatch of `tools/call`,
@@ -85,6 +88,15 @@ fn feature_request(kind: &str) -> Option<http::Request<axum::body::Body>> {
 fn main() {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_default();
+    if let Some(legacy) = match name.as_str() {
+        "in-process" => Some(false),
+        "in-process-legacy" => Some(true),
+        _ => None,
+    } {
+        let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
+        in_process(legacy, n);
+        return;
+    }
     if feature_request(&name).is_some() {
         let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
         features(&name, n);
@@ -140,6 +152,44 @@ fn main() {
             );
             let body = response.into_body().collect().await.map(|b| b.to_bytes());
             std::hint::black_box(body.ok());
+        }
+    });
+}
+
+/// Drives `n` `tools/call`s of the `add` server through the in-process transport: the
+/// modern call ([`Kind::Modern`]'s body), or with `legacy` the legacy one on the
+/// connection's session (after `initialize`). Each answer is awaited before the next call.
+fn in_process(legacy: bool, n: usize) {
+    use mcp_examples::bench::{ADD_LEGACY, ADD_MODERN, LEGACY_INITIALIZE, LEGACY_INITIALIZED};
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        std::process::exit(1)
+    };
+    runtime.block_on(async {
+        let server = match mcp_examples::bench::server().build() {
+            Ok(server) => server,
+            Err(e) => {
+                eprintln!("instr_count: {e}");
+                std::process::exit(1)
+            }
+        };
+        let mut end = server.in_process();
+        let call = if legacy {
+            end.send(LEGACY_INITIALIZE.to_owned()).await.ok();
+            let init = end.recv().await.unwrap_or_default();
+            assert!(init.contains("\"result\""), "initialize: {init}");
+            end.send(LEGACY_INITIALIZED.to_owned()).await.ok();
+            ADD_LEGACY
+        } else {
+            ADD_MODERN
+        };
+        for _ in 0..n {
+            end.send(call.to_owned()).await.ok();
+            let answer = end.recv().await.unwrap_or_default();
+            assert!(answer.contains("\"result\""), "in-process: {answer}");
+            std::hint::black_box(answer);
         }
     });
 }

@@ -17,7 +17,8 @@
 # against ±0.5 % with one). INSTR_N1 (200) and INSTR_N2 (1200) override the request counts.
 #
 # --in-process also prints the older in-process figures (`examples/instr_count.rs`: requests
-# through `tower::ServiceExt::oneshot`, no socket), including resources/read and prompts/get.
+# through `tower::ServiceExt::oneshot`, no socket), including resources/read and prompts/get,
+# and the in-process transport's round trip of the modern and the legacy (session) tools/call.
 # Needs valgrind.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -122,6 +123,11 @@ if [ "$INPROC" = 1 ]; then
     echo "$1: $(( (b - a) / (N2 - N1) )) instructions/request"
   }
   for kind in bare modern legacy discover list tool read prompt tool-legacy read-legacy prompt-legacy; do
+    inproc "$kind"
+  done
+  echo
+  echo "in-process transport (the add server's tools/call on a pipe, client side included):"
+  for kind in in-process in-process-legacy; do
     inproc "$kind"
   done
 fi

@@ -77,6 +77,49 @@ fn dispatch(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // The same modern and legacy `tools/call` through the in-process transport: one
+    // connection, each answer awaited before the next call (latency, not throughput).
+    let mut group = c.benchmark_group("in_process");
+    group.throughput(Throughput::Elements(1));
+    for (name, legacy) in [
+        ("mcp_modern_tools_call", false),
+        ("mcp_legacy_session_tools_call", true),
+    ] {
+        let end = runtime.block_on(async {
+            let server = mcp_examples::bench::server()
+                .build()
+                .expect("the add server builds");
+            let mut end = server.in_process();
+            if legacy {
+                end.send(mcp_examples::bench::LEGACY_INITIALIZE.to_owned())
+                    .await
+                    .expect("served");
+                end.recv().await.expect("initialized");
+                end.send(mcp_examples::bench::LEGACY_INITIALIZED.to_owned())
+                    .await
+                    .expect("served");
+            }
+            end
+        });
+        let end = std::sync::Arc::new(tokio::sync::Mutex::new(end));
+        let call = if legacy {
+            mcp_examples::bench::ADD_LEGACY
+        } else {
+            mcp_examples::bench::ADD_MODERN
+        };
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| {
+                let end = end.clone();
+                async move {
+                    let mut end = end.lock().await;
+                    end.send(call.to_owned()).await.expect("served");
+                    black_box(end.recv().await.expect("answered"))
+                }
+            });
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, dispatch);

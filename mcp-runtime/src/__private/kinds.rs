@@ -173,16 +173,18 @@ macro_rules! runtime_kind {
     };
 }
 
+/// The refusal of a call whose tool needs what the request does not have.
+fn lacks(call: &CallArgs<'_>, what: &str) -> ServerError {
+    ServerError::Rpc {
+        code: ErrorCode::INVALID_REQUEST,
+        message: format!("Invalid Request: tool `{}` {what}", call.tool()),
+        data: None,
+    }
+}
+
 runtime_kind!(SessionKind, Session, SessionParameter, |call| call
     .session()
-    .ok_or_else(|| ServerError::Rpc {
-        code: ErrorCode::INVALID_REQUEST,
-        message: format!(
-            "Invalid Request: tool `{}` needs a legacy HTTP session",
-            call.tool()
-        ),
-        data: None,
-    }));
+    .ok_or_else(|| lacks(call, "needs a legacy HTTP session")));
 runtime_kind!(
     OptSessionKind,
     Option<Session>,
@@ -207,20 +209,14 @@ runtime_kind!(HeadersKind, HeaderMap, HeaderMapParameter, |call| Ok(call
     .headers()
     .cloned()
     .unwrap_or_default()));
-runtime_kind!(PartsKind, Parts, RequestPartsParameter, |call| {
-    call
+runtime_kind!(PartsKind, Parts, RequestPartsParameter, |call| call
     .request()
     .parts()
     .cloned()
-    .ok_or_else(|| ServerError::Rpc {
-        code: ErrorCode::INVALID_REQUEST,
-        message: format!(
-            "Invalid Request: tool `{}` reads the HTTP request, and this request did not come over HTTP",
-            call.tool()
-        ),
-        data: None,
-    })
-});
+    .ok_or_else(|| lacks(
+        call,
+        "reads the HTTP request, and this request did not come over HTTP"
+    )));
 runtime_kind!(
     ContextKind,
     Context,

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 /// A service [`Server::builder`] accepts: a type annotated with `#[mcp::service]` (the
 /// macro implements this trait, with the attribute's settings as the builder's starting
-/// values), or any [`AdvancedService`].
+/// values), or any [`AdvancedService`] (`#[mcp::service(advanced)]` implements that one),
+/// named by its [`info`](AdvancedService::info) and starting from its
+/// [`configure`](AdvancedService::configure).
 pub trait IntoService: Sized {
     /// The builder with this service's own settings applied.
     #[doc(hidden)]
@@ -20,7 +22,11 @@ pub trait IntoService: Sized {
 
 impl<T: AdvancedService> IntoService for T {
     fn into_builder(self) -> ServerBuilder {
-        ServerBuilder::from_handler(Box::new(service::Advanced { service: self }))
+        let info = self.info();
+        T::configure(ServerBuilder::from_handler(
+            Box::new(service::Advanced { service: self }),
+            info,
+        ))
     }
 }
 
@@ -100,12 +106,15 @@ impl std::fmt::Debug for ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// A builder for `handler` with every default and no name (advanced services name
-    /// themselves with [`info`](Self::info); the macro sets its attribute's values).
-    pub(crate) fn from_handler(handler: Box<dyn ServiceHandler>) -> Self {
+    /// A builder for `handler`, named `info`, with every other setting at its default (an
+    /// advanced service names itself in [`AdvancedService::info`]; the macro passes its
+    /// attribute's values).
+    pub(crate) fn from_handler(handler: Box<dyn ServiceHandler>, info: Implementation) -> Self {
+        let mut config = ServiceConfig::new("", "");
+        config.info = info;
         Self {
             handler,
-            config: ServiceConfig::new("", ""),
+            config,
             store: None,
             notify: crate::notify::Settings::default(),
             #[cfg(feature = "oauth")]
@@ -113,8 +122,9 @@ impl ServerBuilder {
         }
     }
 
-    /// Sets the server's name and version (`serverInfo`; required for advanced services,
-    /// which have no attribute to take them from). Keeps the title.
+    /// Overrides the server's name and version (`serverInfo`), which the service gives
+    /// (`#[mcp::service]`'s `name` and `version`, or [`AdvancedService::info`]). Keeps the
+    /// title.
     pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let title = self.config.info.title.take();
         self.config.info = Implementation::new(name, version);
@@ -429,11 +439,6 @@ impl ServerBuilder {
     /// Checks the configuration and builds the server.
     pub fn build(self) -> Result<Server, Error> {
         let config = self.config;
-        if config.info.name.trim().is_empty() {
-            return Err(Error::Config(
-                "the server has no name: call ServerBuilder::info(name, version)".into(),
-            ));
-        }
         config.validate()?;
         #[cfg(feature = "oauth")]
         let guard = match self.auth {

@@ -146,6 +146,10 @@ fn embedded(uri: &str, mime_type: &str, text: String) -> Content {
 }
 
 impl AdvancedService for Conformance {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("mcp-conformance", env!("CARGO_PKG_VERSION"))
+    }
+
     fn features(&self) -> mcp::Features {
         crate::conformance_features::features()
     }
@@ -415,7 +419,6 @@ async fn sep1330_fixture(ctx: &mcp::Context) -> CallToolResponse {
 /// [`server_at`] for the server that also accepts its own loopback origins.
 pub fn server() -> mcp::ServerBuilder {
     mcp::Server::builder(Conformance::new())
-        .info("mcp-conformance", env!("CARGO_PKG_VERSION"))
         .instructions("Fixtures for the MCP conformance suite's server scenarios.")
 }
 

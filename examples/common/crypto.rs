@@ -107,6 +107,10 @@ fn string_arg<'a>(params: &'a CallToolParams, name: &str) -> Result<&'a str, Ser
 }
 
 impl AdvancedService for Crypto {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("crypto", env!("CARGO_PKG_VERSION"))
+    }
+
     async fn on_list_tools(
         &self,
         cursor: Option<String>,
@@ -194,7 +198,6 @@ fn hex(bytes: &[u8]) -> String {
 /// The crypto server, ready to serve: stateless legacy sessions, cacheable tool list.
 pub fn server() -> mcp::ServerBuilder {
     mcp::Server::builder(Crypto::new())
-        .info("crypto", env!("CARGO_PKG_VERSION"))
         .instructions("Hashing and base64 tools.")
         .session_mode(SessionMode::Stateless)
         .list_tools_cache(CacheHint::new(60_000, CacheScope::Public))

@@ -28,6 +28,18 @@ fn echo_tools() -> Vec<Tool> {
 pub struct Echo;
 
 impl AdvancedService for Echo {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("echo", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn configure(builder: mcp::ServerBuilder) -> mcp::ServerBuilder {
+        builder
+            .instructions("Echoes text back.")
+            // The tool list never changes: clients (and the server's own tool lookup) may
+            // reuse it.
+            .list_tools_cache(mcp::CacheHint::new(60_000, mcp::CacheScope::Public))
+    }
+
     async fn on_list_tools(
         &self,
         cursor: Option<String>,
@@ -64,13 +76,10 @@ impl AdvancedService for Echo {
     }
 }
 
-/// The echo server, ready to serve.
+/// The echo server, ready to serve (its settings are the service's own, from
+/// [`AdvancedService::configure`]).
 pub fn server() -> mcp::ServerBuilder {
     mcp::Server::builder(Echo)
-        .info("echo", env!("CARGO_PKG_VERSION"))
-        .instructions("Echoes text back.")
-        // The tool list never changes: clients (and the server's own tool lookup) may reuse it.
-        .list_tools_cache(mcp::CacheHint::new(60_000, mcp::CacheScope::Public))
 }
 
 /// A JSON value known to be an object, as a map.

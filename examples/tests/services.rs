@@ -1,5 +1,6 @@
 //! The basic-service examples, in-process: generated schemas (golden JSON), structured output
-//! per era, header arguments, error mapping.
+//! per era, header arguments, error mapping; and the identity and settings the advanced
+//! examples give themselves.
 
 use mcp::testing::TestClient;
 use mcp_examples::calculator::Calculator;
@@ -335,4 +336,24 @@ fn constant_session_limits_and_state_ttl_come_from_the_attribute() {
     assert_eq!((limits.max_per_owner(), limits.max_anonymous()), (20, 2000));
     assert_eq!(server.session_mode(), mcp::SessionMode::Stateful);
     assert_eq!(server.protocol_mode(), mcp::ProtocolMode::Legacy);
+}
+
+#[tokio::test]
+async fn advanced_examples_name_and_configure_themselves() {
+    let echo = mcp_examples::echo::server().build().expect("valid service");
+    assert_eq!(echo.info().name, "echo");
+    assert_eq!(echo.info().version, env!("CARGO_PKG_VERSION"));
+    let c = TestClient::new(echo);
+    let discover = c.modern("server/discover", json!({})).await;
+    assert_eq!(discover.result()["instructions"], "Echoes text back.");
+    let list = c.modern("tools/list", json!({})).await;
+    assert_eq!(
+        list.result()["ttlMs"],
+        60000,
+        "from `AdvancedService::configure`"
+    );
+    let crypto = mcp_examples::crypto::server()
+        .build()
+        .expect("valid service");
+    assert_eq!(crypto.info().name, "crypto");
 }

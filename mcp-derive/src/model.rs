@@ -254,16 +254,78 @@ pub struct ParamDef {
     pub http_header: Option<LitStr>,
 }
 
-/// The two methods of an advanced service.
+/// The hooks an advanced service defines, in the impl's order.
 pub struct AdvancedDef {
+    /// One per hook the impl defines (`on_list_tools` and `on_call_tool` always).
+    pub hooks: Vec<AdvancedMethod>,
+}
+
+impl AdvancedDef {
+    /// Whether the impl defines `hook`.
+    pub fn has(&self, hook: Hook) -> bool {
+        self.hooks.iter().any(|m| m.hook == hook)
+    }
+}
+
+/// A hook of `mcp::AdvancedService`, which an advanced service's `on_*` method defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hook {
     /// `on_list_tools`.
-    pub list: AdvancedMethod,
+    ListTools,
     /// `on_call_tool`.
-    pub call: AdvancedMethod,
+    CallTool,
+    /// `on_list_resources`.
+    ListResources,
+    /// `on_list_resource_templates`.
+    ListResourceTemplates,
+    /// `on_read_resource`.
+    ReadResource,
+    /// `on_list_prompts`.
+    ListPrompts,
+    /// `on_get_prompt`.
+    GetPrompt,
+    /// `on_complete`.
+    Complete,
+}
+
+impl Hook {
+    /// Every hook, in the trait's order.
+    pub const ALL: [Self; 8] = [
+        Self::ListTools,
+        Self::CallTool,
+        Self::ListResources,
+        Self::ListResourceTemplates,
+        Self::ReadResource,
+        Self::ListPrompts,
+        Self::GetPrompt,
+        Self::Complete,
+    ];
+
+    /// The method name (in the impl and in the trait).
+    pub fn name(self) -> &'static str {
+        use crate::symbol::*;
+        match self {
+            Self::ListTools => ON_LIST_TOOLS,
+            Self::CallTool => ON_CALL_TOOL,
+            Self::ListResources => ON_LIST_RESOURCES,
+            Self::ListResourceTemplates => ON_LIST_RESOURCE_TEMPLATES,
+            Self::ReadResource => ON_READ_RESOURCE,
+            Self::ListPrompts => ON_LIST_PROMPTS,
+            Self::GetPrompt => ON_GET_PROMPT,
+            Self::Complete => ON_COMPLETE,
+        }
+    }
+
+    /// The hook named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|h| h.name() == name)
+    }
 }
 
 /// One advanced method.
 pub struct AdvancedMethod {
+    /// The hook it defines.
+    pub hook: Hook,
     /// The method name.
     pub ident: Ident,
     /// Its position in the impl's items.

@@ -14,6 +14,18 @@ pub const CRATE: &str = "mcp";
 pub const ON_LIST_TOOLS: &str = "on_list_tools";
 /// The advanced call method.
 pub const ON_CALL_TOOL: &str = "on_call_tool";
+/// The advanced resource list hook.
+pub const ON_LIST_RESOURCES: &str = "on_list_resources";
+/// The advanced resource template list hook.
+pub const ON_LIST_RESOURCE_TEMPLATES: &str = "on_list_resource_templates";
+/// The advanced resource read hook.
+pub const ON_READ_RESOURCE: &str = "on_read_resource";
+/// The advanced prompt list hook.
+pub const ON_LIST_PROMPTS: &str = "on_list_prompts";
+/// The advanced prompt hook.
+pub const ON_GET_PROMPT: &str = "on_get_prompt";
+/// The advanced completion hook.
+pub const ON_COMPLETE: &str = "on_complete";
 /// Lint attributes copied onto generated check items.
 pub const LINT_ATTRS: [&str; 4] = ["allow", "expect", "warn", "deny"];
 /// `#[resource(...)]` on a method.

@@ -6,7 +6,7 @@
 //! | `#[mcp::service(...)]` | an inherent `impl` block | [`service`] |
 //! | `#[tool(...)]` | a method of a service | [`tool`] |
 //! | `#[argument(...)]` | a parameter of a tool | [`argument`] |
-//! | `#[http_header("X-Name")]` | a parameter of a tool or advanced method | [`http_header`] |
+//! | `#[http_header("X-Name")]` | a parameter of a tool or of a hook of an advanced service | [`http_header`] |
 //! | `#[resource(...)]` | a method of a service: a resource or resource template | [`resource`] |
 //! | `#[prompt(...)]` | a method of a service: a prompt | [`prompt`] |
 //! | `#[complete(...)]` | a method of a service: a completer | [`complete`] |

@@ -28,7 +28,7 @@
 //! | [`MCP_206`] | Request metadata is not optional | trait bound |
 //! | [`MCP_207`] | Duplicate parameter | trait bound |
 //! | [`MCP_208`] | Invalid `#[http_header]` parameter | syntactic (name) and trait bound ([`HeaderParam`](crate::HeaderParam), type) |
-//! | [`MCP_210`] | An advanced service lacks `on_list_tools` or `on_call_tool` | syntactic |
+//! | [`MCP_210`] | An advanced service lacks `on_list_tools` or `on_call_tool` (or a hook its resources or prompts need) | syntactic |
 //! | [`MCP_211`] | Invalid parameters of an advanced service method | trait bound; syntactic for a missing `mcp::CallToolParams` |
 //! | [`MCP_212`] | Invalid return type of an advanced service method | trait bound |
 //! | [`MCP_213`] | An unsupported method in an advanced service | syntactic |

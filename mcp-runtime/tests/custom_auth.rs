@@ -126,6 +126,10 @@ async fn the_inserted_caller_owns_its_legacy_session() {
 struct Adv;
 
 impl mcp::AdvancedService for Adv {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("adv", "1.0.0").with_title("Advanced")
+    }
+
     async fn on_list_tools(
         &self,
         _cursor: Option<String>,
@@ -155,7 +159,6 @@ impl mcp::AdvancedService for Adv {
 #[tokio::test]
 async fn request_context_exposes_the_caller_and_session_to_advanced_services() {
     let server = mcp::Server::builder(Adv)
-        .info("adv", "1.0.0")
         .session_mode(SessionMode::Stateful)
         .build()
         .unwrap();
@@ -184,11 +187,29 @@ async fn request_context_exposes_the_caller_and_session_to_advanced_services() {
 }
 
 #[test]
-fn an_advanced_service_needs_a_name() {
-    let err = mcp::Server::builder(Adv).build().unwrap_err();
+fn an_advanced_service_names_itself_and_the_builder_overrides_it() {
+    let server = mcp::Server::builder(Adv).build().unwrap();
+    assert_eq!(
+        (server.info().name.as_str(), server.info().version.as_str()),
+        ("adv", "1.0.0")
+    );
+    assert_eq!(server.info().title.as_deref(), Some("Advanced"));
+    let server = mcp::Server::builder(Adv)
+        .info("renamed", "2.0.0")
+        .build()
+        .unwrap();
+    assert_eq!(
+        (server.info().name.as_str(), server.info().version.as_str()),
+        ("renamed", "2.0.0")
+    );
+    assert_eq!(server.info().title.as_deref(), Some("Advanced"));
+    let err = mcp::Server::builder(Adv)
+        .info(" ", "1.0.0")
+        .build()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid service configuration: the server has no name: call ServerBuilder::info(name, version)"
+        "invalid service configuration: the server name is empty"
     );
 }
 

@@ -470,6 +470,10 @@ async fn tools_are_unaffected() {
 struct Hooks;
 
 impl mcp::AdvancedService for Hooks {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("hooks", "1.0.0")
+    }
+
     fn features(&self) -> mcp::Features {
         mcp::Features::none()
             .with_resource_subscriptions()
@@ -524,10 +528,7 @@ fn legacy_in_session(
 
 #[tokio::test]
 async fn advanced_hooks_and_subscriptions() {
-    let server = mcp::Server::builder(Hooks)
-        .info("hooks", "1.0.0")
-        .build()
-        .expect("valid");
+    let server = mcp::Server::builder(Hooks).build().expect("valid");
     let store = server.session_store().cloned().expect("sessions");
     let c = TestClient::new(server);
     let init = c.legacy("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})).await;
@@ -656,4 +657,81 @@ async fn advanced_hooks_and_subscriptions() {
         .await;
     assert_eq!(r.error_code(), Some(-32602));
     assert!(r.raw.contains("at most 1000"), "{}", r.raw);
+}
+
+/// `#[mcp::service(advanced)]` with resource and completion hooks: the macro declares the
+/// features the hooks define and binds their parameters by type.
+struct Shelf;
+
+#[mcp::service(name = "shelf", version = "2.0.0", instructions = "A shelf.", advanced)]
+impl Shelf {
+    pub fn on_list_tools(&self) -> mcp::ListToolsResult {
+        mcp::ListToolsResult::default()
+    }
+
+    pub fn on_call_tool(
+        &self,
+        params: mcp::CallToolParams,
+    ) -> Result<mcp::CallToolResult, ServerError> {
+        Err(ServerError::invalid_params(format!(
+            "Unknown tool: {}",
+            params.name
+        )))
+    }
+
+    pub fn on_list_resources(&self) -> mcp::ListResourcesResult {
+        mcp::ListResourcesResult::new(vec![mcp::Resource::new("shelf://book", "book")])
+    }
+
+    pub async fn on_read_resource(
+        &self,
+        params: mcp::ReadResourceParams,
+        #[http_header("X-Reader")] reader: Option<String>,
+    ) -> Result<mcp::ReadResourceResult, ServerError> {
+        if params.uri != "shelf://book" {
+            return Err(ServerError::resource_not_found(&params.uri));
+        }
+        let text = format!("read by {}", reader.as_deref().unwrap_or("nobody"));
+        Ok(mcp::ReadResourceResult::new(vec![ResourceContents::text(
+            params.uri, text,
+        )]))
+    }
+
+    pub fn on_complete(&self, params: mcp::CompleteParams) -> mcp::CompleteResult {
+        mcp::CompleteResult::new(Completion::new(vec![format!("{}s", params.argument.value)]))
+    }
+}
+
+#[tokio::test]
+async fn macro_advanced_services_serve_their_hooks() {
+    let server = mcp::Server::builder(Shelf).build().expect("valid");
+    assert_eq!(
+        (server.info().name.as_str(), server.info().version.as_str()),
+        ("shelf", "2.0.0")
+    );
+    let c = TestClient::new(server);
+    let discover = c.modern("server/discover", json!({})).await;
+    let caps = &discover.result()["capabilities"];
+    assert_eq!(caps["resources"], json!({"listChanged": false}));
+    assert_eq!(caps["completions"], json!({}));
+    assert!(caps["prompts"].is_null(), "{caps}");
+    assert_eq!(discover.result()["instructions"], "A shelf.");
+
+    let list = c.modern("resources/list", json!({})).await;
+    assert_eq!(list.result()["resources"][0]["uri"], "shelf://book");
+    let read = c
+        .modern_with_headers(
+            "resources/read",
+            json!({"uri": "shelf://book"}),
+            &[("X-Reader", "ann")],
+        )
+        .await;
+    assert_eq!(read.result()["contents"][0]["text"], "read by ann");
+    let complete = c
+        .modern(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "book"}}),
+        )
+        .await;
+    assert_eq!(complete.result()["completion"]["values"], json!(["books"]));
 }

@@ -301,6 +301,10 @@ async fn modern_era_is_unchanged_by_the_switch() {
 struct Advanced;
 
 impl mcp::AdvancedService for Advanced {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("adv", "1.0.0")
+    }
+
     async fn on_list_tools(
         &self,
         _: Option<String>,
@@ -320,7 +324,7 @@ impl mcp::AdvancedService for Advanced {
 
 #[test]
 fn advanced_services_refuse_the_switch() {
-    let config = || mcp::Server::builder(Advanced).info("adv", "1.0.0");
+    let config = || mcp::Server::builder(Advanced);
     assert!(config().build().is_ok());
     let err = config()
         .legacy_structured_output(true)

@@ -92,6 +92,10 @@ impl Shop {
 struct Library;
 
 impl mcp::AdvancedService for Library {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("library", "1.0.0")
+    }
+
     fn features(&self) -> mcp::Features {
         mcp::Features::none()
             .with_resource_subscriptions()
@@ -208,7 +212,6 @@ impl Sse {
 
 fn library() -> mcp::Server {
     mcp::Server::builder(Library)
-        .info("library", "1.0.0")
         .list_changed(true)
         .build()
         .expect("valid")
@@ -317,7 +320,6 @@ async fn bad_listen_requests_get_the_typescript_errors() {
 #[tokio::test]
 async fn the_listener_cap_refuses_one_more_and_frees_places_on_close() {
     let server = mcp::Server::builder(Library)
-        .info("library", "1.0.0")
         .list_changed(true)
         .max_listeners(2)
         .build()
@@ -361,7 +363,6 @@ async fn the_listener_cap_refuses_one_more_and_frees_places_on_close() {
 #[tokio::test]
 async fn a_listener_that_never_reads_is_dropped_with_an_error_and_others_keep_theirs() {
     let server = mcp::Server::builder(Library)
-        .info("library", "1.0.0")
         .list_changed(true)
         .listener_queue(4)
         .build()

@@ -47,9 +47,9 @@ pub fn service(svc: &ServiceDef) -> TokenStream {
         ));
     }
     if let Some(adv) = &svc.advanced {
-        for (m, tag) in [(&adv.list, "list"), (&adv.call, "call")] {
+        for m in &adv.hooks {
             let body = params(svc, &m.params, true);
-            let name = format_ident!("__mcp_check_{}", tag);
+            let name = format_ident!("__mcp_check_{}", m.hook.name());
             let lints: Vec<_> = m
                 .lint_attrs
                 .iter()

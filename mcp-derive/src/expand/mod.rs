@@ -75,7 +75,7 @@ fn with_warnings(svc: &ServiceDef, item: &ItemImpl) -> ItemImpl {
         bodies.push((tool.index, checks::warnings(svc, &tool.params)));
     }
     if let Some(adv) = &svc.advanced {
-        for m in [&adv.list, &adv.call] {
+        for m in &adv.hooks {
             bodies.push((m.index, checks::warnings(svc, &m.params)));
         }
     }
@@ -111,14 +111,12 @@ fn with_warnings(svc: &ServiceDef, item: &ItemImpl) -> ItemImpl {
     item
 }
 
-/// On errors: the user's impl, the errors, and a stub handler so the type keeps
-/// implementing `IntoService` and `ServiceHandler` and no follow-on errors bury the real ones. The type checks
-/// are emitted too (unless the impl is generic), so the compiler reports the type rules'
-/// errors in the same compile as the macro's.
+/// On errors: the user's impl, the errors, and a stub handler so the type stays a service
+/// (`IntoService` and `ServiceHandler`, or `AdvancedService`) and no follow-on errors bury
+/// the real ones. The type checks are emitted too (unless the impl is generic), so the
+/// compiler reports the type rules' errors in the same compile as the macro's.
 pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStream {
     let k = &svc.krate;
-    let self_ty = &svc.self_ty;
-    let config = config(svc);
     let shared = shared_items(svc, !item.generics.params.is_empty());
     let checks = if item.generics.params.is_empty() {
         let kinds = match &svc.advanced {
@@ -132,32 +130,55 @@ pub fn stub(svc: &ServiceDef, item: &ItemImpl, errors: TokenStream) -> TokenStre
         TokenStream::new()
     };
     let item = with_warnings(svc, item);
+    let service = match &svc.advanced {
+        Some(_) => advanced::stub(svc),
+        None => basic_stub(svc),
+    };
     quote! {
         #item
         #errors
         #shared
         const _: () = {
             #checks
-            impl #k::IntoService for #self_ty {
-                fn into_builder(self) -> #k::ServerBuilder { #config }
-            }
-            impl #k::__private::ServiceHandler for #self_ty {
-                fn kind(&self) -> #k::__private::ServiceKind { #k::__private::ServiceKind::Basic }
-                fn list_tools<'__mcp_a>(&'__mcp_a self, _: ::core::option::Option<::std::string::String>, _: &'__mcp_a #k::RequestContext)
-                    -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::ListToolsResult, #k::ServerError>> {
-                    ::core::unreachable!()
-                }
-                fn call_tool<'__mcp_a>(&'__mcp_a self, _: &'__mcp_a mut #k::CallToolParams, _: &'__mcp_a #k::RequestContext)
-                    -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
-                    ::core::unreachable!()
-                }
-            }
+            #service
         };
     }
 }
 
-/// The server builder with the attribute's settings (`self` is the service).
+/// The stub handler of a basic service.
+fn basic_stub(svc: &ServiceDef) -> TokenStream {
+    let k = &svc.krate;
+    let self_ty = &svc.self_ty;
+    let config = config(svc);
+    quote! {
+        impl #k::IntoService for #self_ty {
+            fn into_builder(self) -> #k::ServerBuilder { #config }
+        }
+        impl #k::__private::ServiceHandler for #self_ty {
+            fn kind(&self) -> #k::__private::ServiceKind { #k::__private::ServiceKind::Basic }
+            fn list_tools<'__mcp_a>(&'__mcp_a self, _: ::core::option::Option<::std::string::String>, _: &'__mcp_a #k::RequestContext)
+                -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::ListToolsResult, #k::ServerError>> {
+                ::core::unreachable!()
+            }
+            fn call_tool<'__mcp_a>(&'__mcp_a self, _: &'__mcp_a mut #k::CallToolParams, _: &'__mcp_a #k::RequestContext)
+                -> #k::BoxFuture<'__mcp_a, ::core::result::Result<#k::CallToolResponse, #k::ServerError>> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+/// The builder of a basic service with the attribute's settings (`self` is the service).
 pub fn config(svc: &ServiceDef) -> TokenStream {
+    let k = &svc.krate;
+    let info = info(svc);
+    let settings = settings(svc);
+    quote!(#k::__private::builder(self, #info) #settings)
+}
+
+/// The server's identity from the attribute: `name` and `version` (default: the crate's),
+/// and the `title`.
+pub fn info(svc: &ServiceDef) -> TokenStream {
     let k = &svc.krate;
     let name = svc
         .name
@@ -167,6 +188,16 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
         .version
         .as_ref()
         .map_or_else(|| quote!(::core::env!("CARGO_PKG_VERSION")), |l| quote!(#l));
+    let mut info = quote!(#k::Implementation::new(#name, #version));
+    if let Some(t) = &svc.title {
+        info.extend(quote!(.with_title(#t)));
+    }
+    info
+}
+
+/// The builder method calls for the attribute's other keys (`.protocol_mode(..)` ...).
+pub fn settings(svc: &ServiceDef) -> TokenStream {
+    let k = &svc.krate;
     let protocol = match svc.protocol_mode {
         ProtocolMode::Auto => quote!(Auto),
         ProtocolMode::Modern => quote!(Modern),
@@ -178,14 +209,9 @@ pub fn config(svc: &ServiceDef) -> TokenStream {
         SessionMode::Stateless => quote!(Stateless),
     };
     let mut chain = quote! {
-        #k::__private::builder(self)
-            .info(#name, #version)
-            .protocol_mode(#k::ProtocolMode::#protocol)
-            .session_mode(#k::SessionMode::#session)
+        .protocol_mode(#k::ProtocolMode::#protocol)
+        .session_mode(#k::SessionMode::#session)
     };
-    if let Some(t) = &svc.title {
-        chain.extend(quote!(.title(#t)));
-    }
     if let Some(i) = &svc.instructions {
         chain.extend(quote!(.instructions(#i)));
     }
@@ -316,9 +342,21 @@ pub fn kind_fn(
     ty: &syn::Type,
     attrs: &[syn::Attribute],
 ) -> TokenStream {
+    kind_fn_with(k, name, bound, &TokenStream::new(), ty, attrs)
+}
+
+/// [`kind_fn`] for a generic bound: `impl Bound<args, Out = ty>` (`args` ends with a comma).
+pub fn kind_fn_with(
+    k: &syn::Path,
+    name: &syn::Ident,
+    bound: &TokenStream,
+    bound_args: &TokenStream,
+    ty: &syn::Type,
+    attrs: &[syn::Attribute],
+) -> TokenStream {
     let (first, last) = span_range(ty);
     let impl_kw = proc_macro2::Ident::new("impl", first);
-    let out = quote::quote_spanned!(last=> #bound<Out = #ty>);
+    let out = quote::quote_spanned!(last=> #bound<#bound_args Out = #ty>);
     let probe = probe_kind(k, ty);
     quote! {
         #(#attrs)*

@@ -2,6 +2,7 @@
 //! single-attribute error in the context, and strips the attributes the macro consumes so
 //! the impl can be re-emitted.
 
+mod advanced;
 mod attrs;
 mod features;
 mod types;
@@ -22,12 +23,10 @@ use syn::{
 use crate::diag::{Code, Ctxt, error, plain};
 use crate::doc;
 use crate::model::{
-    AdvancedDef, AdvancedMethod, AnnotationsDef, CacheHintDef, OutputPolicy, ParamDef,
-    ProtocolMode, ServiceDef, SessionMode, ToolDef,
+    AnnotationsDef, CacheHintDef, OutputPolicy, ParamDef, ProtocolMode, ServiceDef, SessionMode,
+    ToolDef,
 };
-use crate::symbol::{
-    ARGUMENT, HTTP_HEADER, LEGACY_STRUCTURED_OUTPUT, ON_CALL_TOOL, ON_LIST_TOOLS, TOOL,
-};
+use crate::symbol::{ARGUMENT, HTTP_HEADER, LEGACY_STRUCTURED_OUTPUT, TOOL};
 use attrs::{ArgumentAttr, ServiceArgs, ToolAttr};
 
 /// Reads the service; `item` loses the attributes the macro consumes.
@@ -140,7 +139,7 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     }
     let mut found = Found::default();
     let (mut tools, mut advanced, restricted) = if advanced {
-        (Vec::new(), advanced_methods(cx, item), Vec::new())
+        (Vec::new(), advanced::methods_of(cx, item), Vec::new())
     } else {
         let (tools, restricted) = basic_tools(cx, item, &mut found);
         (tools, None, restricted)
@@ -150,7 +149,7 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     let params = tools
         .iter_mut()
         .flat_map(|t| t.params.iter_mut().map(|p| &mut p.ty).chain(&mut t.output));
-    let adv = advanced.iter_mut().flat_map(|a| [&mut a.list, &mut a.call]);
+    let adv = advanced.iter_mut().flat_map(|a| &mut a.hooks);
     let adv = adv.flat_map(|m| m.params.iter_mut().map(|p| &mut p.ty).chain(&mut m.output));
     let feature_methods = found
         .resources
@@ -656,98 +655,6 @@ fn strip_param_attrs(cx: &Ctxt, method: &mut ImplItemFn, report: bool) {
             }
         }
     }
-}
-
-fn advanced_methods(cx: &Ctxt, item: &mut ItemImpl) -> Option<AdvancedDef> {
-    let self_span = item.self_ty.span();
-    let self_ty = (*item.self_ty).clone();
-    let mut list = None;
-    let mut call = None;
-    for (index, method) in methods(item) {
-        features::reject(cx, method);
-        let mut skip = false;
-        for a in attrs::take(&mut method.attrs, TOOL) {
-            match attrs::parse_list::<ToolAttr>(&a) {
-                Ok(t) if t.skip.is_present() && !t.has_options() => skip = true,
-                _ => cx.push(plain(
-                    a.span(),
-                    "`#[tool]` does not apply to advanced services: `on_list_tools` defines the tools (only `#[tool(skip)]` marks a `pub` helper)",
-                )),
-            }
-        }
-        let name = method.sig.ident.unraw().to_string();
-        let receiver = types::receiver(&method.sig, &self_ty);
-        let slot = match name.as_str() {
-            ON_LIST_TOOLS if !skip => &mut list,
-            ON_CALL_TOOL if !skip => &mut call,
-            _ => {
-                // Constructors and associated functions are not remote methods.
-                if matches!(method.vis, Visibility::Public(_))
-                    && !skip
-                    && !matches!(receiver, types::Receiver::None)
-                {
-                    cx.push(error(Code::Mcp213, method.sig.ident.span(), format!("unsupported method `{name}` in an advanced service: only `on_list_tools` and `on_call_tool` may be `pub`; make helpers private or mark them `#[tool(skip)]`")));
-                }
-                strip_param_attrs(cx, method, true);
-                continue;
-            }
-        };
-        match receiver {
-            types::Receiver::Shared => {}
-            types::Receiver::Other(span) => {
-                cx.push(plain(
-                    span,
-                    format!("advanced method `{name}` must take `&self` (or `self: &Self`)"),
-                ));
-            }
-            types::Receiver::None => cx.push(plain(
-                method.sig.ident.span(),
-                format!("advanced method `{name}` must take `&self`"),
-            )),
-        }
-        check_signature(cx, method, "advanced method");
-        method
-            .attrs
-            .push(syn::parse_quote!(#[allow(unreachable_pub)]));
-        let params = params(cx, method, false, &doc::Docs::default());
-        if name == ON_CALL_TOOL && params.is_empty() {
-            cx.push(error(
-                Code::Mcp211,
-                method.sig.paren_token.span.join(),
-                "`on_call_tool` needs a `mcp::CallToolParams` parameter: `fn on_call_tool(&self, params: mcp::CallToolParams)`",
-            ));
-        }
-        *slot = Some(AdvancedMethod {
-            ident: method.sig.ident.clone(),
-            index,
-            sig_span: method.sig.ident.span(),
-            params,
-            output: return_type(cx, &method.sig),
-            is_async: method.sig.asyncness.is_some(),
-            lint_attrs: attrs::lint_attrs(&method.attrs),
-        });
-    }
-    let missing: Vec<_> = [
-        (ON_LIST_TOOLS, list.is_none()),
-        (ON_CALL_TOOL, call.is_none()),
-    ]
-    .into_iter()
-    .filter_map(|(n, m)| m.then_some(n))
-    .collect();
-    if !missing.is_empty() {
-        cx.push(error(
-            Code::Mcp210,
-            self_span,
-            format!(
-                "an advanced service must define `on_list_tools` and `on_call_tool`; missing: `{}`",
-                missing.join("`, `")
-            ),
-        ));
-    }
-    Some(AdvancedDef {
-        list: list?,
-        call: call?,
-    })
 }
 
 /// `true` for a non-empty RFC 9110 token.

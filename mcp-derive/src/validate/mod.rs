@@ -169,6 +169,59 @@ mod tests {
     }
 
     #[test]
+    fn advanced_hooks_are_read_in_their_groups() {
+        let mut item: syn::ItemImpl = parse_quote! {
+            impl S {
+                pub fn on_call_tool(&self, p: mcp::CallToolParams) {}
+                pub fn on_list_tools(&self) {}
+                pub async fn on_list_resources(&self, cursor: Option<String>, h: http::HeaderMap) {}
+                pub fn on_read_resource(&self, p: mcp::ReadResourceParams) {}
+                pub fn on_complete(&self, p: mcp::CompleteParams) {}
+            }
+        };
+        let cx = Ctxt::new();
+        let svc = parse::service(&cx, quote::quote!(advanced), &mut item);
+        cx.check().expect("no errors");
+        let hooks: Vec<_> = svc
+            .advanced
+            .expect("advanced")
+            .hooks
+            .iter()
+            .map(|m| (m.hook, m.params.len()))
+            .collect();
+        use crate::model::Hook;
+        assert_eq!(
+            hooks,
+            [
+                (Hook::CallTool, 1),
+                (Hook::ListTools, 0),
+                (Hook::ListResources, 2),
+                (Hook::ReadResource, 1),
+                (Hook::Complete, 1),
+            ]
+        );
+
+        let errs = errors(
+            quote::quote!(advanced),
+            parse_quote! {
+                impl S {
+                    pub fn on_list_tools(&self) {}
+                    pub fn on_call_tool(&self, p: mcp::CallToolParams) {}
+                    pub fn on_list_resource_templates(&self) {}
+                    pub fn on_get_prompt(&self, p: mcp::GetPromptParams) {}
+                }
+            },
+        );
+        assert_eq!(
+            errs,
+            [
+                "MCP_210: an advanced service with resources must define `on_list_resources` and `on_read_resource`; missing: `on_list_resources`, `on_read_resource`",
+                "MCP_210: an advanced service with prompts must define `on_list_prompts` and `on_get_prompt`; missing: `on_list_prompts`",
+            ]
+        );
+    }
+
+    #[test]
     fn constant_limits_must_be_positive() {
         let errs = errors(
             quote::quote!(

@@ -292,6 +292,10 @@ pub fn request_state(data: &[u8]) {
 struct FuzzService;
 
 impl AdvancedService for FuzzService {
+    fn info(&self) -> crate::Implementation {
+        crate::Implementation::new("fuzz", "1.0.0")
+    }
+
     async fn on_list_tools(
         &self,
         _: Option<String>,
@@ -362,7 +366,6 @@ pub fn http(data: &[u8]) {
         let mut cell = cell.borrow_mut();
         let target = cell.get_or_insert_with(|| {
             let server = crate::Server::builder(FuzzService)
-                .info("fuzz", "1.0.0")
                 .request_state_keys([STATE_KEY])
                 .transport(|http: crate::transport::http::HttpConfig| {
                     http.max_body_bytes(64 * 1024)

@@ -283,7 +283,7 @@ pub trait Distinct<Earlier> {}
 #[diagnostic::on_unimplemented(
     message = "MCP_207: duplicate parameter: an earlier parameter of this method already binds the same value",
     label = "binds it again",
-    note = "an advanced method binds its primary parameter (cursor or `mcp::CallToolParams`) and each runtime value at most once: remove this parameter"
+    note = "a hook of an advanced service binds its own value (the cursor, or its params such as `mcp::CallToolParams`) and each runtime value at most once: remove this parameter"
 )]
 pub trait DistinctAdvanced<Earlier> {}
 

@@ -29,6 +29,7 @@ pub mod completion;
 pub mod features;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+pub mod hooks;
 pub mod kinds;
 pub mod output;
 pub mod tools;
@@ -36,6 +37,7 @@ pub mod variables;
 
 pub use completion::*;
 pub use features::*;
+pub use hooks::*;
 pub use kinds::*;
 pub use output::*;
 pub use tools::*;
@@ -48,9 +50,16 @@ pub use serde_json;
 
 use std::marker::PhantomData;
 
-/// The builder of a macro-generated service, before its attribute's settings are applied.
-pub fn builder(handler: impl ServiceHandler) -> crate::ServerBuilder {
-    crate::ServerBuilder::from_handler(Box::new(handler))
+/// The builder of a macro-generated basic service, named by its attribute, before its
+/// other settings are applied.
+pub fn builder(handler: impl ServiceHandler, info: crate::Implementation) -> crate::ServerBuilder {
+    crate::ServerBuilder::from_handler(Box::new(handler), info)
+}
+
+/// An [`AdvancedService`](crate::AdvancedService) as the dispatcher sees it, for tests of
+/// generated code.
+pub fn advanced_handler(service: impl crate::AdvancedService) -> impl ServiceHandler {
+    crate::dispatch::service::Advanced { service }
 }
 
 /// A zero-sized stand-in for a type, on which probes resolve by type.

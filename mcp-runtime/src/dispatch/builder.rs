@@ -11,7 +11,9 @@ use std::time::Duration;
 
 /// A service [`Server::builder`] accepts: a type annotated with `#[mcp::service]` (the
 /// macro implements this trait, with the attribute's settings as the builder's starting
-/// values), or any [`AdvancedService`].
+/// values), or any [`AdvancedService`] (`#[mcp::service(advanced)]` implements that one),
+/// named by its [`info`](AdvancedService::info) and starting from its
+/// [`configure`](AdvancedService::configure).
 pub trait IntoService: Sized {
     /// The builder with this service's own settings applied.
     #[doc(hidden)]
@@ -20,7 +22,11 @@ pub trait IntoService: Sized {
 
 impl<T: AdvancedService> IntoService for T {
     fn into_builder(self) -> ServerBuilder {
-        ServerBuilder::from_handler(Box::new(service::Advanced { service: self }))
+        let info = self.info();
+        T::configure(ServerBuilder::from_handler(
+            Box::new(service::Advanced { service: self }),
+            info,
+        ))
     }
 }
 
@@ -76,7 +82,9 @@ impl<T: IntoService> IntoServer for T {
 ///     .instructions("Arithmetic tools.")
 ///     .protocol_mode(ProtocolMode::Auto)
 ///     .list_tools_cache(CacheHint::new(60_000, CacheScope::Public))
-///     .allowed_origins(origins.split(',').filter(|o| !o.is_empty()))
+///     .transport(|http: mcp::transport::http::HttpConfig| {
+///         http.allowed_origins(origins.split(',').filter(|o| !o.is_empty()))
+///     })
 ///     .build()?;
 /// assert_eq!(server.info().name, "calculator");
 /// # Ok::<(), mcp::Error>(())
@@ -100,12 +108,15 @@ impl std::fmt::Debug for ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// A builder for `handler` with every default and no name (advanced services name
-    /// themselves with [`info`](Self::info); the macro sets its attribute's values).
-    pub(crate) fn from_handler(handler: Box<dyn ServiceHandler>) -> Self {
+    /// A builder for `handler`, named `info`, with every other setting at its default (an
+    /// advanced service names itself in [`AdvancedService::info`]; the macro passes its
+    /// attribute's values).
+    pub(crate) fn from_handler(handler: Box<dyn ServiceHandler>, info: Implementation) -> Self {
+        let mut config = ServiceConfig::new("", "");
+        config.info = info;
         Self {
             handler,
-            config: ServiceConfig::new("", ""),
+            config,
             store: None,
             notify: crate::notify::Settings::default(),
             #[cfg(feature = "oauth")]
@@ -113,8 +124,9 @@ impl ServerBuilder {
         }
     }
 
-    /// Sets the server's name and version (`serverInfo`; required for advanced services,
-    /// which have no attribute to take them from). Keeps the title.
+    /// Overrides the server's name and version (`serverInfo`), which the service gives
+    /// (`#[mcp::service]`'s `name` and `version`, or [`AdvancedService::info`]). Keeps the
+    /// title.
     pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let title = self.config.info.title.take();
         self.config.info = Implementation::new(name, version);
@@ -392,11 +404,6 @@ impl ServerBuilder {
     /// Checks the configuration and builds the server.
     pub fn build(self) -> Result<Server, Error> {
         let config = self.config;
-        if config.info.name.trim().is_empty() {
-            return Err(Error::Config(
-                "the server has no name: call ServerBuilder::info(name, version)".into(),
-            ));
-        }
         config.validate()?;
         #[cfg(feature = "oauth")]
         let guard = match self.auth {

@@ -179,6 +179,10 @@ fn json_members_hide_sensitive_values() {
 struct Svc;
 
 impl crate::AdvancedService for Svc {
+    fn info(&self) -> crate::Implementation {
+        crate::Implementation::new("svc", "1")
+    }
+
     async fn on_list_tools(
         &self,
         _: Option<String>,
@@ -202,9 +206,7 @@ fn request_state_keys_are_never_shown() {
     let signer =
         crate::state::Signer::new(std::slice::from_ref(&key), Duration::from_secs(60)).unwrap();
     debug_hides(&signer, &["171"]);
-    let builder = crate::Server::builder(Svc)
-        .info("svc", "1")
-        .request_state_keys([&key]);
+    let builder = crate::Server::builder(Svc).request_state_keys([&key]);
     debug_hides(&builder, &["171"]);
     debug_hides(&builder.build().unwrap(), &["171"]);
 }
@@ -243,11 +245,7 @@ fn config_errors_mask_url_credentials() {
             "https://as.example",
             "https://as.example/jwks",
         ));
-    let e = crate::Server::builder(Svc)
-        .info("svc", "1")
-        .oauth(bad)
-        .build()
-        .unwrap_err();
+    let e = crate::Server::builder(Svc).oauth(bad).build().unwrap_err();
     let shown = error_hides(&e, &["URL-PASSWORD"]);
     assert!(shown.contains("mcp.example"), "{shown}");
 }

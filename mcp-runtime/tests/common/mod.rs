@@ -28,6 +28,10 @@ pub struct TestService {
 }
 
 impl AdvancedService for TestService {
+    fn info(&self) -> mcp::Implementation {
+        mcp::Implementation::new("test", "1.0.0")
+    }
+
     async fn on_list_tools(
         &self,
         cursor: Option<String>,
@@ -159,7 +163,7 @@ impl AdvancedService for TestService {
     }
 }
 
-/// A builder for the default test service named `name` `version`.
+/// A builder for the default test service, renamed `name` `version`.
 pub fn test_builder(name: &str, version: &str) -> ServerBuilder {
     mcp::Server::builder(TestService::default()).info(name, version)
 }
@@ -179,7 +183,6 @@ pub fn protected_server(resource: &str) -> mcp::Server {
         "https://login.example.com/jwks",
     ));
     mcp::Server::builder(TestService::default())
-        .info("t", "1")
         .oauth(oauth)
         .build()
         .unwrap()

@@ -72,6 +72,6 @@ fn main() {
     assert_eq!(names, ["current"]);
     assert_eq!(result(&svc, "current", json!({})).content[0], mcp::Content::text("8"));
     assert_eq!(Counter::with_start(3).into_start(), 3);
-    let routed = complete(call(&Router::new(), "x", json!({})));
+    let routed = complete(call(&advanced(Router::new()), "x", json!({})));
     assert_eq!(routed.content[0], mcp::Content::text("called x"));
 }

@@ -84,6 +84,6 @@ fn main() {
     assert_eq!(shout["inputSchema"]["required"], json!(["text"]));
     assert_eq!(tool(&Text, "sum")["inputSchema"]["properties"]["values"]["type"], "array");
     assert_eq!(tool(&Text, "trace")["inputSchema"]["properties"], json!({}));
-    let routed = complete(call(&Router, "anything", json!({})));
+    let routed = complete(call(&advanced(Router), "anything", json!({})));
     assert_eq!(routed.content[0], mcp::Content::text("anything"));
 }

@@ -1,5 +1,6 @@
 //! Helpers shared by the pass cases: drive a generated service in-process, through its
-//! `mcp::__private::ServiceHandler` methods (the macro's generated handler) or through the Streamable HTTP router.
+//! `mcp::__private::ServiceHandler` methods (the macro's generated handler, or the runtime's
+//! bridge for an advanced service: [`advanced`]) or through the Streamable HTTP router.
 #![allow(dead_code)]
 
 use mcp::protocol::Era;
@@ -75,6 +76,11 @@ pub fn complete(response: Result<CallToolResponse, ServerError>) -> CallToolResu
 /// The complete result of calling tool `name` on a modern request.
 pub fn result(svc: &impl ServiceHandler, name: &str, arguments: Value) -> CallToolResult {
     complete(call(svc, name, arguments))
+}
+
+/// An advanced service as the dispatcher sees it.
+pub fn advanced(svc: impl mcp::AdvancedService) -> impl ServiceHandler {
+    mcp::__private::advanced_handler(svc)
 }
 
 /// A service's server, as `mcp::Server::builder(..).build()` checks it.

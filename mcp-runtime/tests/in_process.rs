@@ -8,79 +8,12 @@ use std::time::Duration;
 
 use mcp::transport::in_process::{PipeEnd, pipe};
 use mcp::transport::stdio::StdioConfig;
-use mcp::{ElicitAction, InputRequired, ToolOutput};
 use serde_json::{Value, json};
 
 const MODERN: &str = "2026-07-28";
 
-struct Svc;
-
-#[derive(serde::Deserialize, mcp::Form)]
-struct Confirm {
-    /// Go ahead
-    ok: bool,
-}
-
-#[mcp::service(name = "in-process-test", version = "1.0.0")]
-impl Svc {
-    /// Logs and reports progress, then answers.
-    pub async fn work(&self, ctx: mcp::Context) -> String {
-        ctx.log(mcp::LogLevel::Info, "working").await;
-        ctx.progress(1.0, 2.0, None).await;
-        "worked".into()
-    }
-
-    /// Sleeps, then answers.
-    pub async fn slow(&self, ms: u64) -> String {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        format!("slept {ms}")
-    }
-
-    /// Asks for a confirmation.
-    pub async fn confirm(
-        &self,
-        context: mcp::Context,
-    ) -> Result<ToolOutput<String>, mcp::ToolError> {
-        match context.elicit_result("c") {
-            None => Ok(InputRequired::new()
-                .elicit("c", mcp::elicit_form("Sure?", mcp::form_of::<Confirm>()))
-                .into()),
-            Some(r) if r.action == ElicitAction::Accept => {
-                let ok = context
-                    .accepted_content::<Confirm>("c")
-                    .is_some_and(|c| c.ok);
-                Ok(ToolOutput::Done(format!("confirmed {ok}")))
-            }
-            Some(_) => Ok(ToolOutput::Done("declined".into())),
-        }
-    }
-
-    /// Counts calls in the legacy session.
-    #[expect(deprecated)]
-    pub async fn count(&self, session: Option<mcp::Session>) -> Result<i64, mcp::ToolError> {
-        let Some(session) = session else {
-            return Err(mcp::ToolError::new("no session"));
-        };
-        Ok(session
-            .update("n", |n: Option<i64>| n.unwrap_or(0) + 1)
-            .await?)
-    }
-
-    /// A region that travels in a header over HTTP.
-    pub fn region(&self, #[argument(header = "Region")] region: String) -> String {
-        format!("region {region}")
-    }
-
-    /// How many HTTP headers the request had.
-    pub fn headers(&self, headers: http::HeaderMap) -> usize {
-        headers.len()
-    }
-
-    /// The HTTP request's path.
-    pub fn path(&self, parts: http::request::Parts) -> String {
-        parts.uri.path().to_owned()
-    }
-}
+mod stream;
+use stream::Svc;
 
 struct Peer {
     end: PipeEnd,
@@ -165,7 +98,7 @@ async fn a_legacy_connection_is_one_session_and_sees_no_http() {
     let store = server.session_store().unwrap().clone();
     let mut p = start(server, StdioConfig::new());
     let init = p.initialize(json!({})).await;
-    assert_eq!(init["result"]["serverInfo"]["name"], "in-process-test");
+    assert_eq!(init["result"]["serverInfo"]["name"], "stdio-test");
     for n in 1..=2 {
         let r = p.call(tool_call(n, "count", json!({}))).await;
         assert_eq!(r["result"]["content"][0]["text"], n.to_string(), "{r}");
@@ -286,6 +219,6 @@ async fn in_process_returns_a_served_end() {
     let r: Value = serde_json::from_str(&end.recv().await.unwrap()).unwrap();
     assert_eq!(
         r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-        "in-process-test"
+        "stdio-test"
     );
 }

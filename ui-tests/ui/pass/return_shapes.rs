@@ -116,7 +116,7 @@ fn main() {
     assert_eq!(r.structured_content, Some(json!({"raw": true})));
     assert!(tool(&svc, "raw").get("outputSchema").is_none());
 
-    assert_eq!(result(&svc, "blocks", json!({})).joined_text(), "ab");
+    assert_eq!(result(&svc, "blocks", json!({})).joined_text(), "a\nb");
 
     assert_eq!(tool(&svc, "required")["outputSchema"]["type"], "array");
     assert_eq!(tool(&svc, "required_with_schema")["outputSchema"], json!({"type": "object"}));

@@ -1,0 +1,369 @@
+//! One protocol suite, every transport: the same service and the same client calls over
+//! Streamable HTTP (a real socket), stdio (the server's line transport) and in-process (the
+//! pipe), in both eras. Each test runs its body once per (transport, era) and asserts the
+//! same outcome, so no transport can drift from the others.
+//!
+//! Covered: tools (results, errors, structured output), resources and templates, prompts,
+//! completion, elicitation (modern `input_required` rounds, the legacy shim), sampling,
+//! notifications (logs and progress), and legacy sessions.
+#![allow(missing_docs)]
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp::client::{Client, ClientConfig, ProtocolMode};
+use mcp::protocol::{ElicitRequest, ElicitResult, Era, Reference};
+use mcp::{Context, Implementation, InputRequired, LogLevel, SamplingMessage, SamplingRequest};
+use mcp::{ElicitAction, ToolOutput};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+struct Suite;
+
+#[derive(serde::Deserialize, mcp::Form)]
+struct Confirm {
+    /// Go ahead
+    ok: bool,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+#[mcp::service(name = "suite", version = "1.0.0")]
+impl Suite {
+    /// Adds two numbers.
+    pub fn add(&self, a: i64, b: i64) -> Sum {
+        Sum { sum: a + b }
+    }
+
+    /// Always fails.
+    pub fn fail(&self) -> Result<String, mcp::ToolError> {
+        Err(mcp::ToolError::new("it broke"))
+    }
+
+    /// Logs and reports progress, then answers.
+    pub async fn work(&self, ctx: Context) -> String {
+        ctx.log(LogLevel::Info, "working").await;
+        ctx.progress(1.0, 2.0, Some("half")).await;
+        "worked".into()
+    }
+
+    /// Asks the user to confirm.
+    pub async fn confirm(&self, ctx: Context) -> Result<ToolOutput<String>, mcp::ToolError> {
+        match ctx.elicit_result("c") {
+            None => Ok(InputRequired::new()
+                .elicit("c", mcp::elicit_form("Sure?", mcp::form_of::<Confirm>()))
+                .into()),
+            Some(r) if r.action == ElicitAction::Accept => {
+                let ok = ctx.accepted_content::<Confirm>("c").is_some_and(|c| c.ok);
+                Ok(ToolOutput::Done(format!("confirmed {ok}")))
+            }
+            Some(_) => Ok(ToolOutput::Done("declined".into())),
+        }
+    }
+
+    /// Asks the client's model.
+    pub async fn ask_model(&self, ctx: Context, question: String) -> Result<String, mcp::ToolError> {
+        let ask = SamplingRequest::new(vec![SamplingMessage::user(question)], 50);
+        let answer = ctx.sample(ask).await?;
+        Ok(format!("{}: {}", answer.model, answer.text().unwrap_or_default()))
+    }
+
+    /// Counts the calls of the legacy session.
+    #[expect(deprecated)]
+    pub async fn count(&self, session: Option<mcp::Session>) -> Result<i64, mcp::ToolError> {
+        let Some(session) = session else {
+            return Err(mcp::ToolError::new("no session"));
+        };
+        Ok(session
+            .update("n", |n: Option<i64>| n.unwrap_or(0) + 1)
+            .await?)
+    }
+
+    /// The greeting.
+    #[resource(uri = "suite://hello", mime_type = "text/plain")]
+    fn hello(&self) -> String {
+        "hello".into()
+    }
+
+    /// An echo.
+    #[resource(template = "suite://echo/{text}")]
+    fn echo(&self, text: String) -> String {
+        format!("echo {text}")
+    }
+
+    /// Greets someone.
+    #[prompt]
+    fn greet(&self, name: String) -> String {
+        format!("Say hello to {name}")
+    }
+
+    #[complete(prompt = "greet", argument = "name")]
+    fn names(&self, value: String) -> Vec<String> {
+        ["ada", "alan", "grace"]
+            .into_iter()
+            .filter(|n| n.starts_with(&value))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The transports under test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wire {
+    Http,
+    Stdio,
+    InProcess,
+}
+
+const WIRES: [Wire; 3] = [Wire::Http, Wire::Stdio, Wire::InProcess];
+const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
+
+/// What the client saw: its notifications, elicitation messages and sampling prompts.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<String>>>);
+
+impl Seen {
+    fn push(&self, s: String) {
+        self.0.lock().unwrap().push(s);
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+fn server() -> mcp::Server {
+    mcp::Server::builder(Suite).build().unwrap()
+}
+
+fn config(era: Era, seen: &Seen) -> ClientConfig {
+    let mode = match era {
+        Era::Modern => ProtocolMode::Modern,
+        Era::Legacy => ProtocolMode::Legacy,
+    };
+    let (notes, asked, sampled) = (seen.clone(), seen.clone(), seen.clone());
+    ClientConfig::new()
+        .protocol_mode(mode)
+        .notification_handler(move |n| {
+            if let Some((_, data)) = n.log() {
+                notes.push(format!("log {data}"));
+            } else if let Some((_, progress, total)) = n.progress() {
+                notes.push(format!("progress {progress}/{}", total.unwrap_or_default()));
+            }
+        })
+        .elicitation_handler(move |r: ElicitRequest| {
+            asked.push(format!("elicit {}", r.params.message()));
+            async move {
+                Ok(ElicitResult::accept(
+                    json!({"ok": true}).as_object().cloned().unwrap_or_default(),
+                ))
+            }
+        })
+        .sampling_handler(move |r: SamplingRequest| {
+            let text = serde_json::to_value(&r.messages[0].content).unwrap()["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            sampled.push(format!("sample {text}"));
+            async move {
+                Ok(mcp::SamplingResult::new(
+                    mcp::Role::Assistant,
+                    mcp::Content::text(format!("echo of {text}")),
+                    "scripted",
+                ))
+            }
+        })
+}
+
+/// A connected client of `server` over `wire`, in `era`.
+async fn connect(wire: Wire, era: Era, server: mcp::Server, seen: &Seen) -> Client {
+    let config = config(era, seen);
+    let client = match wire {
+        Wire::Http => {
+            let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let app = mcp::transport::http::router("/mcp", server);
+            tokio::spawn(async move { listener.serve(app.into_make_service()).await });
+            Client::new(format!("http://{addr}/mcp"), config).unwrap()
+        }
+        Wire::Stdio => Client::in_process(stdio_end(server), config).unwrap(),
+        Wire::InProcess => Client::in_process(server.in_process(), config).unwrap(),
+    };
+    let info = client
+        .connect(Implementation::new("suite-client", "1.0.0"))
+        .await
+        .unwrap_or_else(|e| panic!("{wire:?} {era:?}: connect: {e}"));
+    assert_eq!(info.era(), era, "{wire:?}");
+    client
+}
+
+/// The client's end of a pipe whose messages travel as lines through the server's stdio
+/// transport (`serve_transport` over an in-memory duplex): the server side is stdio's
+/// framing, reader and writer as they serve a child process's stdin and stdout.
+fn stdio_end(server: mcp::Server) -> mcp::transport::in_process::PipeEnd {
+    let (client, bridge) = mcp::transport::in_process::pipe(16);
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    tokio::spawn(server.serve_transport(server_in, server_out));
+    let (tx, mut rx) = bridge.split();
+    tokio::spawn(async move {
+        while let Some(message) = rx.recv().await {
+            let line = format!("{message}\n");
+            if to_server.write_all(line.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(from_server).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if tx.send(line).await.is_err() {
+                return;
+            }
+        }
+    });
+    client
+}
+
+/// Runs `test` for every transport and era, each bounded in time.
+async fn every<F, Fut>(test: F)
+where
+    F: Fn(Wire, Era) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    for wire in WIRES {
+        for era in ERAS {
+            tokio::time::timeout(Duration::from_secs(20), test(wire, era))
+                .await
+                .unwrap_or_else(|_| panic!("{wire:?} {era:?}: no outcome within 20 s"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn tools_answer_alike() {
+    every(|wire, era| async move {
+        let seen = Seen::default();
+        let client = connect(wire, era, server(), &seen).await;
+        let tools = client.list_tools().await.unwrap();
+        let mut names: Vec<_> = tools.tools.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["add", "ask_model", "confirm", "count", "fail", "work"],
+            "{wire:?} {era:?}"
+        );
+        let sum = client
+            .call("add")
+            .arguments(json!({"a": 2, "b": 3}))
+            .unwrap()
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sum.structured_content, Some(json!({"sum": 5})), "{wire:?} {era:?}");
+        let failed = client.call("fail").send().await.unwrap();
+        assert!(failed.is_error(), "{wire:?} {era:?}");
+        assert_eq!(failed.joined_text(), "it broke", "{wire:?} {era:?}");
+        let unknown = client.call("nope").send().await;
+        assert!(unknown.is_err(), "{wire:?} {era:?}: {unknown:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn resources_prompts_and_completion_answer_alike() {
+    every(|wire, era| async move {
+        let seen = Seen::default();
+        let client = connect(wire, era, server(), &seen).await;
+        let resources = client.list_resources().await.unwrap();
+        assert_eq!(resources.resources[0].uri, "suite://hello", "{wire:?} {era:?}");
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(
+            templates.resource_templates[0].uri_template, "suite://echo/{text}",
+            "{wire:?} {era:?}"
+        );
+        let read = client.read_resource("suite://echo/hi").await.unwrap();
+        let read = serde_json::to_value(&read).unwrap();
+        assert_eq!(read["contents"][0]["text"], "echo hi", "{wire:?} {era:?}");
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts.prompts[0].name, "greet", "{wire:?} {era:?}");
+        let got = client
+            .get_prompt("greet", BTreeMap::from([("name".into(), "Ada".into())]))
+            .await
+            .unwrap();
+        let got = serde_json::to_value(&got).unwrap();
+        assert_eq!(
+            got["messages"][0]["content"]["text"], "Say hello to Ada",
+            "{wire:?} {era:?}"
+        );
+        let completion = client
+            .complete(Reference::prompt("greet"), "name", "a", BTreeMap::new())
+            .await
+            .unwrap();
+        assert_eq!(completion.values, ["ada", "alan"], "{wire:?} {era:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn elicitation_and_sampling_reach_the_client_alike() {
+    every(|wire, era| async move {
+        let seen = Seen::default();
+        let client = connect(wire, era, server(), &seen).await;
+        let confirmed = client.call("confirm").send().await.unwrap();
+        assert_eq!(confirmed.joined_text(), "confirmed true", "{wire:?} {era:?}");
+        assert_eq!(seen.take(), ["elicit Sure?"], "{wire:?} {era:?}");
+        let answer = client
+            .call("ask_model")
+            .arguments(json!({"question": "why?"}))
+            .unwrap()
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.joined_text(), "scripted: echo of why?", "{wire:?} {era:?}");
+        assert_eq!(seen.take(), ["sample why?"], "{wire:?} {era:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn logs_and_progress_reach_the_client_alike() {
+    every(|wire, era| async move {
+        let seen = Seen::default();
+        let client = connect(wire, era, server(), &seen).await;
+        client.set_logging_level(LogLevel::Debug).await.unwrap();
+        let meta = json!({"progressToken": "p1"}).as_object().cloned().unwrap();
+        let done = client.call("work").meta(meta).send().await.unwrap();
+        assert_eq!(done.joined_text(), "worked", "{wire:?} {era:?}");
+        // Notifications are handled as they arrive, before the result.
+        assert_eq!(
+            seen.take(),
+            [r#"log "working""#, "progress 1/2"],
+            "{wire:?} {era:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_legacy_session_spans_the_connection_alike() {
+    for wire in WIRES {
+        let seen = Seen::default();
+        let client = connect(wire, Era::Legacy, server(), &seen).await;
+        for n in 1..=3 {
+            let r = client.call("count").send().await.unwrap();
+            assert_eq!(r.joined_text(), n.to_string(), "{wire:?}");
+        }
+        // Modern requests have no session.
+        let modern = connect(wire, Era::Modern, server(), &seen).await;
+        let r = modern.call("count").send().await.unwrap();
+        assert!(r.is_error(), "{wire:?}");
+        let value: Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(value["content"][0]["text"], "no session", "{wire:?}");
+    }
+}

@@ -67,10 +67,18 @@ impl Suite {
     }
 
     /// Asks the client's model.
-    pub async fn ask_model(&self, ctx: Context, question: String) -> Result<String, mcp::ToolError> {
+    pub async fn ask_model(
+        &self,
+        ctx: Context,
+        question: String,
+    ) -> Result<String, mcp::ToolError> {
         let ask = SamplingRequest::new(vec![SamplingMessage::user(question)], 50);
         let answer = ctx.sample(ask).await?;
-        Ok(format!("{}: {}", answer.model, answer.text().unwrap_or_default()))
+        Ok(format!(
+            "{}: {}",
+            answer.model,
+            answer.text().unwrap_or_default()
+        ))
     }
 
     /// Counts the calls of the legacy session.
@@ -265,7 +273,11 @@ async fn tools_answer_alike() {
             .send()
             .await
             .unwrap();
-        assert_eq!(sum.structured_content, Some(json!({"sum": 5})), "{wire:?} {era:?}");
+        assert_eq!(
+            sum.structured_content,
+            Some(json!({"sum": 5})),
+            "{wire:?} {era:?}"
+        );
         let failed = client.call("fail").send().await.unwrap();
         assert!(failed.is_error(), "{wire:?} {era:?}");
         assert_eq!(failed.joined_text(), "it broke", "{wire:?} {era:?}");
@@ -281,7 +293,10 @@ async fn resources_prompts_and_completion_answer_alike() {
         let seen = Seen::default();
         let client = connect(wire, era, server(), &seen).await;
         let resources = client.list_resources().await.unwrap();
-        assert_eq!(resources.resources[0].uri, "suite://hello", "{wire:?} {era:?}");
+        assert_eq!(
+            resources.resources[0].uri, "suite://hello",
+            "{wire:?} {era:?}"
+        );
         let templates = client.list_resource_templates().await.unwrap();
         assert_eq!(
             templates.resource_templates[0].uri_template, "suite://echo/{text}",
@@ -316,7 +331,11 @@ async fn elicitation_and_sampling_reach_the_client_alike() {
         let seen = Seen::default();
         let client = connect(wire, era, server(), &seen).await;
         let confirmed = client.call("confirm").send().await.unwrap();
-        assert_eq!(confirmed.joined_text(), "confirmed true", "{wire:?} {era:?}");
+        assert_eq!(
+            confirmed.joined_text(),
+            "confirmed true",
+            "{wire:?} {era:?}"
+        );
         assert_eq!(seen.take(), ["elicit Sure?"], "{wire:?} {era:?}");
         let answer = client
             .call("ask_model")
@@ -325,7 +344,11 @@ async fn elicitation_and_sampling_reach_the_client_alike() {
             .send()
             .await
             .unwrap();
-        assert_eq!(answer.joined_text(), "scripted: echo of why?", "{wire:?} {era:?}");
+        assert_eq!(
+            answer.joined_text(),
+            "scripted: echo of why?",
+            "{wire:?} {era:?}"
+        );
         assert_eq!(seen.take(), ["sample why?"], "{wire:?} {era:?}");
     })
     .await;

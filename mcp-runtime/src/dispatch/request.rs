@@ -170,7 +170,7 @@ impl McpRequest {
 
     /// The params of a `tools/call` the transport's fast read took typed.
     #[must_use]
-    pub(crate) fn with_call(mut self, call: Option<Box<CallToolParams>>) -> Self {
+    pub(crate) fn with_call_params(mut self, call: Option<Box<CallToolParams>>) -> Self {
         if let Some(call) = call {
             self.params = Params::Call(call);
         }

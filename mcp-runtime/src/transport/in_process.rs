@@ -52,7 +52,7 @@ impl Server {
         config.validate()?;
         self.check_stdio()?;
         let (tx, rx) = end.split();
-        let input = Input::Messages(rx, config.max_frame_bytes_value());
+        let input = Input::Messages(rx, config.max_frame_bytes);
         serve(self, input, Sink::Pipe(tx), config).await
     }
 

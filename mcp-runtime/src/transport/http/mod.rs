@@ -313,7 +313,7 @@ async fn single_message(
                 )
                 .with_log_level(level)
                 .with_auth(parts.extensions.get::<AuthContext>().cloned())
-                .with_call(call);
+                .with_call_params(call);
             request.extensions_mut().insert(parts.clone());
             outbound::serve(server, request, None, &parts).await
         }
@@ -329,7 +329,7 @@ async fn single_message(
                 Err(r) => return r,
             };
             let session_id = session.as_ref().map(|(h, _)| h.id().to_owned());
-            let request = legacy_request(&parts, request, session).with_call(call);
+            let request = legacy_request(&parts, request, session).with_call_params(call);
             outbound::serve(server, request, session_id.as_deref(), &parts).await
         }
     }

@@ -73,7 +73,7 @@ const OUTPUT_QUEUE: usize = 64;
 #[derive(Clone, Copy, Debug)]
 #[must_use = "a configuration does nothing until it is given to `serve_stdio_with`"]
 pub struct StdioConfig {
-    max_frame_bytes: usize,
+    pub(crate) max_frame_bytes: usize,
     max_in_flight: usize,
 }
 
@@ -104,11 +104,6 @@ impl StdioConfig {
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.max_in_flight = requests;
         self
-    }
-
-    /// The longest message accepted.
-    pub(crate) fn max_frame_bytes_value(&self) -> usize {
-        self.max_frame_bytes
     }
 
     pub(crate) fn validate(&self) -> Result<(), Error> {
@@ -520,7 +515,7 @@ impl Connection {
             Route::Legacy(state) => McpRequest::new(request, Era::Legacy, &state.version)
                 .with_client(Arc::clone(&state.capabilities), state.client_info.clone()),
         };
-        let core = core.with_call(call);
+        let core = core.with_call_params(call);
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             return;
         };

@@ -467,8 +467,8 @@ impl Inner {
     }
 
     /// Stores a new connection; `fresh` drops the cache (a new connection, not a renewed
-    /// session). A legacy connection gets a listener on the transport's standalone stream,
-    /// where it has one.
+    /// session). It gets a listener on the transport's standalone stream, where the
+    /// transport has one for it (a legacy HTTP session's `GET`).
     fn install(&self, mut conn: Connection, fresh: bool) -> ConnectionInfo {
         let info = conn.info.clone();
         {
@@ -479,9 +479,8 @@ impl Inner {
             if let Some(old) = state.listener.take() {
                 old.abort();
             }
-            if conn.info.era == Era::Legacy
-                && let Some(stream) =
-                    Arc::clone(&self.transport).open_stream(conn.wire().envelope(), self.peer())
+            if let Some(stream) =
+                Arc::clone(&self.transport).open_stream(conn.wire().envelope(), self.peer())
             {
                 let task = tokio::spawn(stream.run);
                 state.listener = Some(task.abort_handle());

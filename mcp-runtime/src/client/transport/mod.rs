@@ -229,7 +229,6 @@ impl Peer {
     /// client cached under the old ones is dropped.
     pub fn credentials_changed(&self) {
         if let Some(inner) = self.client.upgrade() {
-            tracing::debug!("the credentials changed; dropping the tools/list cache");
             inner.lock_cache().clear();
         }
     }

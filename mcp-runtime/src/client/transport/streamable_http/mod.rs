@@ -210,6 +210,9 @@ impl HttpTransport {
                 .with_rejected_token(token.as_deref());
             match provider.dyn_on_challenge(&challenge).await? {
                 Some(fresh) if Some(&fresh) != token.as_ref() => {
+                    tracing::debug!(
+                        "a challenge yielded a different token; dropping the tools/list cache"
+                    );
                     peer.credentials_changed();
                     token = Some(fresh);
                     rounds += 1;

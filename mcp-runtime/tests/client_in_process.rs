@@ -1,10 +1,11 @@
 //! The in-process client (`Client::in_process`) and the client's `Transport` seam.
 //!
-//! Until the server side of the in-process transport lands, the server is our stdio server
-//! (`Server::serve_transport`) behind a small bridge that turns pipe messages into lines
-//! and lines into pipe messages: the client's side — the pipe, the shared message stream,
-//! both eras, server→client requests, cancellation — is exercised for real. The error
-//! paths of the trait run against transports of the test's own.
+//! Each protocol test runs twice: against the server's in-process transport
+//! (`Server::in_process`), and against our stdio server (`Server::serve_transport`) behind
+//! a small bridge that turns pipe messages into lines and lines into pipe messages, so the
+//! client's side — the pipe, the shared message stream, both eras, server→client requests,
+//! cancellation — cannot drift from either. The error paths of the trait run against
+//! transports of the test's own.
 #![allow(missing_docs)]
 
 use std::sync::{Arc, Mutex};
@@ -87,13 +88,32 @@ impl Svc {
     }
 }
 
-/// Serves the stdio server behind a bridge between a pipe end and its lines; returns the
-/// client's end and what the server sees.
-fn serve() -> (PipeEnd, Arc<Seen>) {
+/// How the test server is reached.
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    /// The server's own in-process transport.
+    InProcess,
+    /// The stdio server behind a bridge between a pipe end and its lines.
+    StdioBridge,
+}
+
+const VIAS: [Via; 2] = [Via::InProcess, Via::StdioBridge];
+
+/// Serves the test service; returns the client's end and what the server sees.
+fn serve(via: Via) -> (PipeEnd, Arc<Seen>) {
     let seen = Arc::new(Seen::default());
     let server = mcp::Server::builder(Svc { seen: seen.clone() })
         .build()
         .unwrap();
+    let end = match via {
+        Via::InProcess => server.in_process(),
+        Via::StdioBridge => bridge(server),
+    };
+    (end, seen)
+}
+
+/// Serves `server` over stdio behind a bridge between a pipe end and its lines.
+fn bridge(server: mcp::Server) -> PipeEnd {
     let (client_end, bridge_end) = pipe(16);
     let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
     let (server_out, from_server) = tokio::io::duplex(1 << 20);
@@ -116,7 +136,7 @@ fn serve() -> (PipeEnd, Arc<Seen>) {
             }
         }
     });
-    (client_end, seen)
+    client_end
 }
 
 fn config(mode: ProtocolMode) -> ClientConfig {
@@ -134,12 +154,14 @@ async fn bounded<T>(test: impl Future<Output = T>) -> T {
 #[tokio::test]
 async fn connects_in_every_mode_and_calls_a_tool() {
     bounded(async {
-        for (mode, era) in [
+        let modes = [
             (ProtocolMode::Auto, Era::Modern),
             (ProtocolMode::Modern, Era::Modern),
             (ProtocolMode::Legacy, Era::Legacy),
-        ] {
-            let (end, _) = serve();
+        ];
+        for (via, (mode, era)) in VIAS.into_iter().flat_map(|v| modes.map(|m| (v, m))) {
+            let mode_label = format!("{via:?} {mode:?}");
+            let (end, _) = serve(via);
             let client = Client::in_process(end, config(mode)).unwrap();
             assert_eq!(client.url(), None);
             assert!(!client.is_stdio());
@@ -148,18 +170,18 @@ async fn connects_in_every_mode_and_calls_a_tool() {
                 .connect(Implementation::new("in-process", "1.0.0"))
                 .await
                 .unwrap();
-            assert_eq!(info.era(), era, "{mode:?}");
+            assert_eq!(info.era(), era, "{mode_label}");
             assert_eq!(info.session_id(), None);
             assert_eq!(info.server_info().unwrap().name, "in-process-test");
             let tools = client.list_tools().await.unwrap();
-            assert!(tools.tools.iter().any(|t| t.name == "add"), "{mode:?}");
+            assert!(tools.tools.iter().any(|t| t.name == "add"), "{mode_label}");
             let result = client
                 .call("add")
                 .arguments(json!({"left": 2, "right": 3}))
                 .unwrap()
                 .await
                 .unwrap();
-            assert_eq!(result.joined_text(), "5", "{mode:?}");
+            assert_eq!(result.joined_text(), "5", "{mode_label}");
             client.close().await.unwrap();
         }
     })
@@ -169,7 +191,8 @@ async fn connects_in_every_mode_and_calls_a_tool() {
 #[tokio::test]
 async fn elicitation_is_answered_by_the_handler_in_both_eras() {
     bounded(async {
-        for mode in [ProtocolMode::Modern, ProtocolMode::Legacy] {
+        let modes = [ProtocolMode::Modern, ProtocolMode::Legacy];
+        for (via, mode) in VIAS.into_iter().flat_map(|v| modes.map(|m| (v, m))) {
             let asked = Arc::new(Mutex::new(Vec::new()));
             let record = asked.clone();
             let config = config(mode).elicitation_handler(move |r: ElicitRequest| {
@@ -178,15 +201,15 @@ async fn elicitation_is_answered_by_the_handler_in_both_eras() {
                     json!({"ok": true}).as_object().cloned().unwrap(),
                 )))
             });
-            let (end, _) = serve();
+            let (end, _) = serve(via);
             let client = Client::in_process(end, config).unwrap();
             client
                 .connect(Implementation::new("in-process", "1.0.0"))
                 .await
                 .unwrap();
             let result = client.call("confirm").await.unwrap();
-            assert_eq!(result.joined_text(), "confirmed true", "{mode:?}");
-            assert_eq!(*asked.lock().unwrap(), ["Sure?"], "{mode:?}");
+            assert_eq!(result.joined_text(), "confirmed true", "{via:?} {mode:?}");
+            assert_eq!(*asked.lock().unwrap(), ["Sure?"], "{via:?} {mode:?}");
         }
     })
     .await;
@@ -195,8 +218,9 @@ async fn elicitation_is_answered_by_the_handler_in_both_eras() {
 #[tokio::test]
 async fn a_call_nobody_waits_for_is_cancelled_on_the_server() {
     bounded(async {
-        for mode in [ProtocolMode::Legacy, ProtocolMode::Modern] {
-            let (end, seen) = serve();
+        let modes = [ProtocolMode::Modern, ProtocolMode::Legacy];
+        for (via, mode) in VIAS.into_iter().flat_map(|v| modes.map(|m| (v, m))) {
+            let (end, seen) = serve(via);
             let client = Client::in_process(end, config(mode)).unwrap();
             client
                 .connect(Implementation::new("in-process", "1.0.0"))
@@ -213,7 +237,7 @@ async fn a_call_nobody_waits_for_is_cancelled_on_the_server() {
                 .unwrap()
                 .await
                 .unwrap();
-            assert_eq!(result.joined_text(), "2", "{mode:?}");
+            assert_eq!(result.joined_text(), "2", "{via:?} {mode:?}");
         }
     })
     .await;
@@ -236,7 +260,7 @@ async fn a_closed_pipe_fails_with_a_closed_transport() {
         );
 
         // The client closed its end: the pipe is gone for good.
-        let (end, _) = serve();
+        let (end, _) = serve(Via::InProcess);
         let client = Client::in_process(end, config(ProtocolMode::Modern)).unwrap();
         client
             .connect(Implementation::new("in-process", "1.0.0"))

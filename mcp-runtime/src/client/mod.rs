@@ -261,7 +261,7 @@ pub(crate) struct Inner {
     /// Set by `notifications/tools/list_changed`, cleared by the next full listing.
     tools_stale: std::sync::atomic::AtomicBool,
     /// The log level set with `set_logging_level`, sent with every modern request.
-    log_level: Mutex<Option<crate::LogLevel>>,
+    log_level: Mutex<Option<crate::protocol::LogLevel>>,
 }
 
 /// An MCP client for both protocol eras, over any [`Transport`].

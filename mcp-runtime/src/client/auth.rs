@@ -145,7 +145,7 @@ impl AuthChallenge {
 /// tool list) and the request is retried with it, at most three times per request (a `401`
 /// then a `403` step-up needs two).
 ///
-/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
+/// Implement it with `async fn`, like `mcp::AdvancedService`; the
 /// client boxes the futures itself.
 ///
 /// ```

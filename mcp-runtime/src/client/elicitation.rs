@@ -20,7 +20,7 @@ use crate::protocol::{ElicitAction, ElicitRequest, ElicitRequestParams, ElicitRe
 /// model cannot inspect) and answers `accept` once the user agrees, `cancel` when they give
 /// up.
 ///
-/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService) (the
+/// Implement it with `async fn`, like `mcp::AdvancedService` (the
 /// client boxes the future itself):
 ///
 /// ```

@@ -6,7 +6,7 @@
 use std::future::Future;
 
 use super::ClientError;
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 
 /// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use super::wire::{MCP_NAME, is_reserved};
 use super::{
     Client, ClientError, Connection, Inner, ToolCallError, invalid, parse_result, to_object,
 };
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::{
     CallToolParams, CallToolResponse, CallToolResult, ELICITATION_CREATE, Era, ErrorCode,
     InputRequiredResult, JsonObject,

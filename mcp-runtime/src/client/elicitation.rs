@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use super::ClientError;
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::{ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult};
 
 /// Answers elicitation requests: form questions and URL elicitations.

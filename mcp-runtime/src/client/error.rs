@@ -1,16 +1,17 @@
 //! The client's error hierarchy: [`ClientError`] and the four kinds it wraps —
-//! [`TransportError`] (HTTP, timeouts, closed connections), [`ProtocolError`] (JSON-RPC errors and bad responses),
-//! [`ToolCallError`] (calls the client refuses or cannot finish) and [`StreamError`] (SSE).
+//! [`TransportError`] (HTTP, timeouts, closed connections), [`ProtocolError`] (JSON-RPC
+//! errors and bad responses), [`ToolCallError`] (calls the client refuses or cannot finish)
+//! and [`StreamError`] (SSE).
 //!
 //! A tool that fails is not an error: its result comes back with
-//! [`is_error()`](crate::CallToolResult::is_error) `true`.
+//! [`is_error()`](crate::protocol::CallToolResult::is_error) `true`.
 
 use std::time::Duration;
 
 use super::auth::AuthChallenge;
 use crate::protocol::{ErrorCode, ErrorObject};
 
-/// A boxed error source (the same type as [`crate::BoxError`]).
+/// A boxed error source (the same type as `mcp::BoxError`).
 pub use crate::error::BoxError;
 
 /// Any failure of a [`Client`](super::Client) operation.

@@ -118,7 +118,10 @@ impl Client {
     /// legacy, a `logging/setLevel` request for the session; modern, the level every later
     /// request carries in its `_meta` (the modern era has no `logging/setLevel`; without a
     /// level a modern server sends no logs).
-    pub async fn set_logging_level(&self, level: crate::protocol::LogLevel) -> Result<(), ClientError> {
+    pub async fn set_logging_level(
+        &self,
+        level: crate::protocol::LogLevel,
+    ) -> Result<(), ClientError> {
         let conn = self.inner.connection()?;
         if conn.info.era == Era::Legacy {
             let call = Call::new("logging/setLevel", object(json!({"level": level.as_str()})));

@@ -226,7 +226,7 @@ struct State {
     listener: Option<tokio::task::AbortHandle>,
     /// Completes once that stream has been answered (or has failed); in a mutex only to be
     /// `Sync`.
-    listener_opened: Option<Mutex<crate::BoxFuture<'static, ()>>>,
+    listener_opened: Option<Mutex<crate::base::BoxFuture<'static, ()>>>,
 }
 
 impl Drop for Inner {

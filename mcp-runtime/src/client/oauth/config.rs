@@ -9,7 +9,7 @@ use super::error::OAuthError;
 use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
 use super::id_jag::IdentityAssertionContext;
 use super::store::{MemoryTokenStore, TokenStore};
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 
 /// Who the client is at the authorization server.
 ///

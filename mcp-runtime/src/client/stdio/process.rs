@@ -13,7 +13,7 @@ use tokio::process::{Child, ChildStdin};
 use tokio::time::Instant;
 
 use super::{ProcessError, StdioCommand};
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::base::frame::{Frame, FrameReader, Source};
 use crate::client::transport::link::{Closed, Inbox, Link, LinkError, Outbox};
 use crate::client::transport::{Envelope, Message, Peer, Transport};

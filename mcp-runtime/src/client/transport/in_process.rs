@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::link::{Closed, Inbox, Link, LinkError, Outbox};
 use super::{Envelope, Message, Peer, Transport};
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::base::pipe::{PipeEnd, PipeReceiver, PipeSender};
 use crate::client::{ClientError, TransportError};
 use crate::protocol::{Era, RequestId};

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::Peer;
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::client::wire::{Incoming, id_matches, rpc_error};
 use crate::client::{ClientError, ProtocolError};
 use crate::protocol::RequestId;

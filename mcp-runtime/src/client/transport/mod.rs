@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 use super::handlers::ServerRequestHandlers;
 use super::{ClientError, Inner};
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::{Era, RequestId};
 
 pub(crate) mod in_process;

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use tokio::time::{Instant, timeout_at};
 
 use super::{Envelope, Message, Peer, StandaloneStream, Transport};
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::client::auth::{AuthChallenge, DynTokenProvider};
 use crate::client::wire::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID, is_reserved, rpc_error};
 use crate::client::{ClientConfig, ClientError, HttpConfig, TransportError};

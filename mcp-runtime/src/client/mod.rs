@@ -561,6 +561,21 @@ mod tests {
     }
 
     #[test]
+    fn only_an_http_client_has_a_url() {
+        let http = Client::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
+        assert_eq!(http.url(), Some("http://127.0.0.1:9/mcp"));
+        assert!(!http.is_stdio());
+        let stdio = Client::stdio(StdioCommand::new("true"), ClientConfig::new()).unwrap();
+        assert_eq!(stdio.url(), None);
+        assert!(stdio.is_stdio());
+        let shown = format!("{stdio:?}");
+        assert!(
+            shown.contains("Stdio") && shown.contains("url: None"),
+            "{shown}"
+        );
+    }
+
+    #[test]
     fn rejects_bad_urls() {
         assert!(Client::new("ftp://x/mcp", ClientConfig::new()).is_err());
         assert!(Client::new("not a url", ClientConfig::new()).is_err());

@@ -6,7 +6,7 @@
 use std::future::Future;
 
 use super::ClientError;
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 
 /// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -145,7 +145,7 @@ impl AuthChallenge {
 /// tool list) and the request is retried with it, at most three times per request (a `401`
 /// then a `403` step-up needs two).
 ///
-/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService); the
+/// Implement it with `async fn`, like `mcp::AdvancedService`; the
 /// client boxes the futures itself.
 ///
 /// ```

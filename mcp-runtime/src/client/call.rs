@@ -10,12 +10,13 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::exchange::{Call, MCP_NAME, STATE_ONLY_RETRY_DELAY, is_reserved};
+use super::exchange::{Call, STATE_ONLY_RETRY_DELAY};
 use super::handlers::Unanswered;
+use super::wire::{MCP_NAME, is_reserved};
 use super::{
     Client, ClientError, Connection, Inner, ToolCallError, invalid, parse_result, to_object,
 };
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::{
     CallToolParams, CallToolResponse, CallToolResult, ELICITATION_CREATE, Era, ErrorCode,
     InputRequiredResult, JsonObject,
@@ -341,7 +342,7 @@ impl Inner {
             let mut call = Call::new("tools/call", to_object(params));
             call.headers = headers.clone();
             match self.request(conn, &call).await {
-                Ok(reply) => return Self::parse_round(&reply.result, conn.info.era),
+                Ok(reply) => return Self::parse_round(&reply, conn.info.era),
                 Err(e) if e.code() == Some(ErrorCode::HEADER_MISMATCH) => {
                     self.lock_cache().clear();
                     if *mismatch_retried || conn.info.era != Era::Modern {

@@ -14,7 +14,7 @@ use crate::protocol::{ClientCapabilities, Implementation, Root};
 use crate::redact::Names;
 
 /// Which protocol era the client speaks: the type the server uses too.
-pub use crate::ProtocolMode;
+pub use crate::protocol::ProtocolMode;
 
 /// How [`list_tools`](super::Client::list_tools_with) uses the result cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

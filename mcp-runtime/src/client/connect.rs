@@ -6,7 +6,9 @@ use std::sync::atomic::Ordering;
 
 use serde_json::Map;
 
-use super::exchange::{Call, Reply, Wire};
+use serde_json::value::RawValue;
+
+use super::exchange::{Call, Wire};
 use super::negotiate::{Verdict, classify, mutual_version, parse_discover};
 use super::{
     Client, ClientConfig, ClientError, ConnectOptions, Connection, ConnectionInfo, Inner,
@@ -78,7 +80,7 @@ impl Client {
     ) -> Result<DiscoverResult, ClientError> {
         let options = self.inner.merge_capabilities(options.into());
         let reply = self.inner.probe(&options, MODERN_VERSION).await?;
-        parse_discover(&reply.result)
+        parse_discover(&reply)
             .ok_or_else(|| invalid("server/discover", "the result is not a discover result"))
     }
 
@@ -139,7 +141,11 @@ impl Client {
 }
 
 impl Inner {
-    async fn probe(&self, options: &ConnectOptions, version: &str) -> Result<Reply, ClientError> {
+    async fn probe(
+        &self,
+        options: &ConnectOptions,
+        version: &str,
+    ) -> Result<Box<RawValue>, ClientError> {
         let n = self.probe_seq.fetch_add(1, Ordering::Relaxed) + 1;
         let mut call = Call::new("server/discover", Map::new());
         call.id = Some(RequestId::String(format!("server-discover-probe-{n}")));
@@ -148,7 +154,7 @@ impl Inner {
             client_info: &options.client_info,
             capabilities: &options.capabilities,
         };
-        self.request_with_auth(&wire, &call).await
+        self.send(&wire, &call).await
     }
 
     pub(super) async fn negotiate(
@@ -162,7 +168,7 @@ impl Inner {
         let mut version = MODERN_VERSION.to_owned();
         let mut reprobed = false;
         loop {
-            let outcome = self.probe(&options, &version).await.map(|r| r.result);
+            let outcome = self.probe(&options, &version).await;
             match classify(outcome, &version) {
                 Verdict::Modern(result, v) => {
                     return Ok(Self::modern_connection(options, *result, v));
@@ -254,14 +260,9 @@ impl Inner {
             client_info: options.client_info.clone(),
             meta: None,
         });
-        let wire = Wire::Legacy {
-            session_id: None,
-            version: None,
-        };
-        let reply = self
-            .request_with_auth(&wire, &Call::new("initialize", params))
-            .await?;
-        let result: InitializeResult = parse_result("initialize", &reply.result, Era::Legacy)?;
+        let wire = Wire::Legacy { version: None };
+        let reply = self.send(&wire, &Call::new("initialize", params)).await?;
+        let result: InitializeResult = parse_result("initialize", &reply, Era::Legacy)?;
         let conn = Connection {
             info: ConnectionInfo {
                 era: Era::Legacy,
@@ -269,20 +270,19 @@ impl Inner {
                 server_info: Some(result.server_info),
                 capabilities: result.capabilities,
                 instructions: result.instructions,
-                session_id: reply.session_id,
+                session_id: self.transport.session_id(),
             },
             options,
             version_header: Some(result.protocol_version.clone()),
             generation: 0,
         };
-        let token = self.token().await?;
         if !serves_legacy_version(&result.protocol_version) {
             if conn.info.session_id.is_some() {
-                let _ = self.delete_session(&conn.wire(), token.as_deref()).await;
+                let _ = self.transport.close(Some(conn.wire().envelope())).await;
             }
             return Err(ProtocolError::UnsupportedVersion(result.protocol_version).into());
         }
-        self.send_notification(&conn.wire(), "notifications/initialized", token.as_deref())
+        self.notify(&conn.wire(), "notifications/initialized")
             .await?;
         Ok(conn)
     }

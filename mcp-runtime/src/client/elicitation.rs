@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use super::ClientError;
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::{ElicitAction, ElicitRequest, ElicitRequestParams, ElicitResult};
 
 /// Answers elicitation requests: form questions and URL elicitations.
@@ -20,7 +20,7 @@ use crate::protocol::{ElicitAction, ElicitRequest, ElicitRequestParams, ElicitRe
 /// model cannot inspect) and answers `accept` once the user agrees, `cancel` when they give
 /// up.
 ///
-/// Implement it with `async fn`, like [`AdvancedService`](crate::AdvancedService) (the
+/// Implement it with `async fn`, like `mcp::AdvancedService` (the
 /// client boxes the future itself):
 ///
 /// ```

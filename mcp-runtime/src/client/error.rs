@@ -1,16 +1,17 @@
 //! The client's error hierarchy: [`ClientError`] and the four kinds it wraps —
-//! [`TransportError`] (HTTP), [`ProtocolError`] (JSON-RPC errors and bad responses),
-//! [`ToolCallError`] (calls the client refuses or cannot finish) and [`StreamError`] (SSE).
+//! [`TransportError`] (HTTP, timeouts, closed connections), [`ProtocolError`] (JSON-RPC
+//! errors and bad responses), [`ToolCallError`] (calls the client refuses or cannot finish)
+//! and [`StreamError`] (SSE).
 //!
 //! A tool that fails is not an error: its result comes back with
-//! [`is_error()`](crate::CallToolResult::is_error) `true`.
+//! [`is_error()`](crate::protocol::CallToolResult::is_error) `true`.
 
 use std::time::Duration;
 
 use super::auth::AuthChallenge;
 use crate::protocol::{ErrorCode, ErrorObject};
 
-/// A boxed error source (the same type as [`crate::BoxError`]).
+/// A boxed error source (the same type as `mcp::BoxError`).
 pub use crate::error::BoxError;
 
 /// Any failure of a [`Client`](super::Client) operation.
@@ -140,7 +141,7 @@ impl ClientError {
     }
 }
 
-/// The HTTP exchange failed.
+/// The exchange failed on its way: HTTP, a timeout (any transport), or a closed connection.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TransportError {
@@ -196,6 +197,10 @@ pub enum TransportError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The connection is closed (an in-process pipe whose server, or whose client, is
+    /// gone): nothing more can be sent on it.
+    #[error("the connection to the MCP server is closed")]
+    Closed,
 }
 
 fn forbidden_suffix(challenge: Option<&AuthChallenge>) -> &'static str {
@@ -215,7 +220,9 @@ impl TransportError {
             Self::Status { status, .. }
             | Self::UnexpectedContentType { status, .. }
             | Self::InvalidBody { status, .. } => Some(*status),
-            Self::Request { .. } | Self::Timeout(_) | Self::BodyTooLarge { .. } => None,
+            Self::Request { .. } | Self::Timeout(_) | Self::BodyTooLarge { .. } | Self::Closed => {
+                None
+            }
         }
     }
 

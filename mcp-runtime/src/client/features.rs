@@ -10,7 +10,8 @@ use http::{HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::exchange::{Call, MCP_NAME};
+use super::exchange::Call;
+use super::wire::MCP_NAME;
 use super::{Client, ClientError, Connection, ProtocolError, parse_result};
 use crate::protocol::{
     CompleteResult, Completion, Era, GetPromptResult, ListPromptsResult,
@@ -108,8 +109,7 @@ impl Client {
         }
         let call = Call::new("completion/complete", params);
         let reply = self.inner.request(&conn, &call).await?;
-        let result: CompleteResult =
-            parse_result("completion/complete", &reply.result, conn.info.era)?;
+        let result: CompleteResult = parse_result("completion/complete", &reply, conn.info.era)?;
         Ok(result.completion)
     }
 
@@ -118,7 +118,10 @@ impl Client {
     /// legacy, a `logging/setLevel` request for the session; modern, the level every later
     /// request carries in its `_meta` (the modern era has no `logging/setLevel`; without a
     /// level a modern server sends no logs).
-    pub async fn set_logging_level(&self, level: crate::LogLevel) -> Result<(), ClientError> {
+    pub async fn set_logging_level(
+        &self,
+        level: crate::protocol::LogLevel,
+    ) -> Result<(), ClientError> {
         let conn = self.inner.connection()?;
         if conn.info.era == Era::Legacy {
             let call = Call::new("logging/setLevel", object(json!({"level": level.as_str()})));
@@ -156,13 +159,8 @@ impl Client {
         if conn.info.era == Era::Modern {
             return Ok(());
         }
-        let token = self.inner.token().await?;
         self.inner
-            .send_notification(
-                &conn.wire(),
-                crate::protocol::ROOTS_LIST_CHANGED,
-                token.as_deref(),
-            )
+            .notify(&conn.wire(), crate::protocol::ROOTS_LIST_CHANGED)
             .await
     }
 
@@ -185,7 +183,7 @@ impl Client {
             call.headers = headers;
         }
         let reply = self.inner.request(conn, &call).await?;
-        parse_result(method, &reply.result, conn.info.era)
+        parse_result(method, &reply, conn.info.era)
     }
 
     /// Every page of a list method, merged.
@@ -202,7 +200,7 @@ impl Client {
                 .inner
                 .request(&conn, &Call::new(method, params))
                 .await?;
-            let page: T = parse_result(method, &reply.result, conn.info.era)?;
+            let page: T = parse_result(method, &reply, conn.info.era)?;
             let (mut page_items, next) = page.split();
             items.append(&mut page_items);
             match next {

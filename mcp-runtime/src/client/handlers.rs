@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::ClientError;
 use super::elicitation::{DynElicitationHandler, sanitize};
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 use crate::protocol::{
     ELICITATION_CREATE, ElicitRequest, ElicitRequestParams, ErrorCode, ErrorObject,
     ListRootsResult, ROOTS_LIST, Root, SAMPLING_CREATE_MESSAGE, SamplingRequest, SamplingResult,

@@ -94,7 +94,7 @@ impl Inner {
             }
         };
         let era = conn.info.era;
-        let mut page: ListToolsResult = parse_result("tools/list", &reply.result, era)?;
+        let mut page: ListToolsResult = parse_result("tools/list", &reply, era)?;
         match era {
             Era::Legacy => {
                 // Hints are modern-only.

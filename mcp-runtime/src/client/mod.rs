@@ -1,6 +1,7 @@
-//! The MCP client: [`Client`], over Streamable HTTP, or over stdio to a server
-//! it starts as a child process ([`Client::stdio`], [`connect_stdio`]; see
-//! [`stdio`]).
+//! The MCP client: [`Client`], over Streamable HTTP, over stdio to a server it starts as a
+//! child process ([`Client::stdio`], [`connect_stdio`]; see [`stdio`]), or in-process to a
+//! server in the same program ([`Client::in_process`]). Each is a [`Transport`] under the
+//! one client (see [`transport`]).
 //!
 //! The client negotiates the protocol era ([`ProtocolMode`]: auto, modern, legacy), keeps a
 //! legacy HTTP session across calls, caches `tools/list` pages by the server's hints,
@@ -66,8 +67,9 @@
 //!
 //! The client is `Clone + Send + Sync` (an `Arc` inside): clones share the connection and
 //! the cache, and concurrent calls proceed concurrently. Only connecting (and renewing an
-//! expired legacy session) is serialised. Each HTTP exchange has its own timeout
-//! ([`HttpConfig::timeout`]), started when the request is sent.
+//! expired legacy session) is serialised. Each exchange has its own timeout
+//! ([`ClientConfig::timeout`]), started when the request is sent (over stdio and
+//! in-process, when its turn comes).
 //!
 //! A tool that fails is data: its [`CallToolResult`] has
 //! [`is_error()`](CallToolResult::is_error) `true`. A JSON-RPC error is a [`ClientError`]
@@ -89,14 +91,13 @@ mod negotiate;
 mod notifications;
 #[cfg(feature = "oauth")]
 pub mod oauth;
-mod sse;
 pub mod stdio;
-mod streams;
+pub mod transport;
+mod wire;
 
 use std::sync::atomic::{AtomicI64, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use http::header::AUTHORIZATION;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -112,13 +113,18 @@ pub use error::{BoxError, ClientError, ProtocolError, StreamError, ToolCallError
 pub use handlers::{RootsProvider, SamplingHandler};
 pub use notifications::ServerNotification;
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
+pub use transport::Transport;
 
 use cache::ToolCache;
-use exchange::{Call, Reply, Wire};
+use exchange::Wire;
+use transport::Peer;
 
+use crate::base::pipe::PipeEnd;
 #[cfg(doc)]
 use crate::protocol::CallToolResult;
 use crate::protocol::{Era, Implementation, JsonObject, ServerCapabilities};
+use transport::in_process::InProcessTransport;
+use transport::streamable_http::HttpTransport;
 
 /// What [`Client::connect`] established. `Debug` shows a fingerprint of the session id
 /// (`<redacted sha256:1a2b3c4d>`), not the id.
@@ -177,7 +183,8 @@ impl ConnectionInfo {
         self.instructions.as_deref()
     }
 
-    /// The legacy HTTP session id, when the server issued one.
+    /// The legacy HTTP session id, when the server issued one (never over stdio or
+    /// in-process).
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
     }
@@ -202,7 +209,6 @@ impl Connection {
                 capabilities: &self.options.capabilities,
             },
             Era::Legacy => Wire::Legacy {
-                session_id: self.info.session_id.as_deref(),
                 version: self.version_header.as_deref(),
             },
         }
@@ -212,14 +218,15 @@ impl Connection {
 /// How long connecting waits for a legacy session's standalone stream to open.
 const LISTENER_OPEN_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct State {
     conn: Option<Arc<Connection>>,
     generation: u64,
-    /// The task reading the standalone `GET` stream of a legacy session.
+    /// The task reading the transport's standalone stream (a legacy session's `GET`).
     listener: Option<tokio::task::AbortHandle>,
-    /// Fires once that task's `GET` has been answered (or has failed).
-    listener_opened: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// Completes once that stream has been answered (or has failed); in a mutex only to be
+    /// `Sync`.
+    listener_opened: Option<Mutex<crate::base::BoxFuture<'static, ()>>>,
 }
 
 impl Drop for Inner {
@@ -231,28 +238,37 @@ impl Drop for Inner {
     }
 }
 
+/// Which transport a client was built with, for `Debug` and [`Client::is_stdio`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    StreamableHttp,
+    Stdio,
+    InProcess,
+    Custom,
+}
+
 pub(crate) struct Inner {
-    url: reqwest::Url,
-    http: reqwest::Client,
+    transport: Arc<dyn Transport>,
+    kind: Kind,
     config: ClientConfig,
     state: RwLock<State>,
     connect_lock: tokio::sync::Mutex<()>,
     cache: Mutex<ToolCache>,
     next_id: AtomicI64,
     probe_seq: AtomicU64,
-    /// The client itself, for the listener task (which must not keep it alive).
+    /// The client itself, for its transport's tasks (which must not keep it alive).
     me: std::sync::Weak<Inner>,
-    /// The child process of a stdio client (`None`: Streamable HTTP).
-    stdio: Option<Arc<stdio::StdioTransport>>,
     /// Set by `notifications/tools/list_changed`, cleared by the next full listing.
     tools_stale: std::sync::atomic::AtomicBool,
     /// The log level set with `set_logging_level`, sent with every modern request.
-    log_level: Mutex<Option<crate::LogLevel>>,
+    log_level: Mutex<Option<crate::protocol::LogLevel>>,
 }
 
-/// A Streamable HTTP MCP client for both protocol eras.
+/// An MCP client for both protocol eras, over any [`Transport`].
 ///
-/// Create it with [`new`](Self::new), then [`connect`](Self::connect) before
+/// Create it with [`new`](Self::new) (Streamable HTTP), [`stdio`](Self::stdio),
+/// [`in_process`](Self::in_process) or [`with_transport`](Self::with_transport), then
+/// [`connect`](Self::connect) before
 /// [`list_tools`](Self::list_tools) or [`call`](Self::call) (or use the free function
 /// [`connect`](fn@connect), which does both with the defaults). Cloning is cheap and clones
 /// share the connection and the `tools/list` cache.
@@ -267,7 +283,8 @@ pub struct Client {
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("url", &crate::redact::url(self.inner.url.as_str()))
+            .field("transport", &self.inner.kind)
+            .field("url", &self.url().map(crate::redact::url))
             .field("config", &self.inner.config)
             .field("connection", &self.connection())
             .finish()
@@ -316,47 +333,41 @@ impl Client {
     /// # Ok::<(), mcp::client::ClientError>(())
     /// ```
     pub fn new(url: impl AsRef<str>, config: ClientConfig) -> Result<Self, ClientError> {
-        let url = reqwest::Url::parse(url.as_ref()).map_err(|e| {
-            let shown = crate::redact::url(url.as_ref());
-            ClientError::Config(format!("invalid URL {shown:?}: {e}"))
-        })?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(ClientError::Config(format!(
-                "the URL scheme must be http or https, not {:?}",
-                url.scheme()
-            )));
-        }
-        let http = &config.http;
-        let mut builder =
-            reqwest::Client::builder()
-                .use_rustls_tls()
-                .connect_timeout(http.connect_timeout)
-                .redirect(reqwest::redirect::Policy::none())
-                .tls_built_in_root_certs(http.built_in_roots)
-                .danger_accept_invalid_certs(http.accept_invalid_certs)
-                .user_agent(http.user_agent.clone().unwrap_or_else(|| {
-                    format!("mcp-runtime/{} (rust)", env!("CARGO_PKG_VERSION"))
-                }));
-        for pem in &http.root_certificates {
-            let cert = reqwest::Certificate::from_pem(pem)
-                .map_err(|e| ClientError::Config(format!("invalid root certificate: {e}")))?;
-            builder = builder.add_root_certificate(cert);
-        }
-        let client = builder
-            .build()
-            .map_err(|e| ClientError::Config(format!("cannot build the HTTP client: {e}")))?;
-        #[cfg(feature = "oauth")]
-        let config = match config.oauth.clone() {
-            Some(oauth) => {
-                let http = oauth::OAuthHttp::new(client.clone(), config.http.timeout);
-                config.token_provider(oauth::OAuthProvider::new(url.clone(), oauth, http))
-            }
-            None => config,
-        };
-        Ok(Self {
+        let (http, config) = HttpTransport::new(url.as_ref(), config)?;
+        Ok(Self::build(Kind::StreamableHttp, config, |_| {
+            Arc::new(http)
+        }))
+    }
+
+    /// A client of the server serving the other end of the in-process pipe `end`
+    /// (`mcp::transport::in_process::pipe`). Nothing is sent until
+    /// [`connect`](Self::connect); then it works as over stdio: one connection, the era
+    /// pinned by the first message, server→client requests answered by the handlers,
+    /// [`ClientConfig::timeout`] per exchange (other HTTP settings are ignored).
+    /// [`close`](Self::close) drops the pipe for good.
+    pub fn in_process(end: PipeEnd, config: ClientConfig) -> Result<Self, ClientError> {
+        let timeout = config.http.timeout;
+        Ok(Self::build(Kind::InProcess, config, |peer| {
+            Arc::new(InProcessTransport::new(end, peer, timeout))
+        }))
+    }
+
+    /// A client that talks through a [`Transport`] of your own (see
+    /// [the trait's docs](Transport)).
+    pub fn with_transport(transport: impl Transport, config: ClientConfig) -> Self {
+        Self::build(Kind::Custom, config, |_| Arc::new(transport))
+    }
+
+    /// The client over the transport `make` builds; it gets the client's [`Peer`].
+    fn build(
+        kind: Kind,
+        config: ClientConfig,
+        make: impl FnOnce(Peer) -> Arc<dyn Transport>,
+    ) -> Self {
+        Self {
             inner: Arc::new_cyclic(|me| Inner {
-                url,
-                http: client,
+                transport: make(Peer::new(config.handlers.clone(), me.clone())),
+                kind,
                 cache: Mutex::new(ToolCache::new(config.result_cache)),
                 config,
                 state: RwLock::new(State::default()),
@@ -364,16 +375,16 @@ impl Client {
                 next_id: AtomicI64::new(0),
                 probe_seq: AtomicU64::new(0),
                 me: me.clone(),
-                stdio: None,
                 tools_stale: std::sync::atomic::AtomicBool::new(false),
                 log_level: Mutex::new(None),
             }),
-        })
+        }
     }
 
-    /// The endpoint URL.
-    pub fn url(&self) -> &str {
-        self.inner.url.as_str()
+    /// The endpoint URL of a Streamable HTTP client; `None` over stdio, in-process, or a
+    /// transport without one.
+    pub fn url(&self) -> Option<&str> {
+        self.inner.transport.endpoint()
     }
 
     /// The current connection, if connected.
@@ -386,8 +397,9 @@ impl Client {
         self.inner.current().and_then(|c| c.info.session_id.clone())
     }
 
-    /// Disconnects: drops the `tools/list` cache and ends a legacy session with `DELETE`.
-    /// The client can connect again afterwards.
+    /// Disconnects: drops the `tools/list` cache and closes the transport — over HTTP, a
+    /// legacy session ends with `DELETE`; a stdio server is shut down. An HTTP or stdio
+    /// client can connect again afterwards; an in-process one has dropped its pipe.
     pub async fn close(&self) -> Result<(), ClientError> {
         let _guard = self.inner.connect_lock.lock().await;
         let conn = {
@@ -399,20 +411,8 @@ impl Client {
             state.conn.take()
         };
         self.inner.lock_cache().clear();
-        if let Some(stdio) = &self.inner.stdio {
-            stdio.shutdown().await;
-            return Ok(());
-        }
-        if let Some(conn) = conn
-            && conn.info.era == Era::Legacy
-            && conn.info.session_id.is_some()
-        {
-            let token = self.inner.token().await?;
-            self.inner
-                .delete_session(&conn.wire(), token.as_deref())
-                .await?;
-        }
-        Ok(())
+        let last = conn.as_ref().map(|c| c.wire().envelope());
+        self.inner.transport.close(last).await
     }
 }
 
@@ -454,19 +454,21 @@ impl Inner {
         }
     }
 
-    /// Waits (at most 2 s) until the standalone `GET` stream of a new legacy session is
-    /// open, so that a server sending requests on it right after the handshake (servers do,
+    /// Waits (at most 2 s) until the standalone stream of a new connection (a legacy HTTP
+    /// session's `GET`) is open, so that a server sending requests on it right after the handshake (servers do,
     /// for requests not tied to a call) finds it there.
     async fn listener_opened(&self) {
         let opened = self.write_state().listener_opened.take();
         if let Some(opened) = opened {
+            let opened = opened.into_inner().unwrap_or_else(|e| e.into_inner());
             let bound = self.config.http.timeout.min(LISTENER_OPEN_WAIT);
             let _ = tokio::time::timeout(bound, opened).await;
         }
     }
 
     /// Stores a new connection; `fresh` drops the cache (a new connection, not a renewed
-    /// session). A legacy session gets a listener on its standalone `GET` stream.
+    /// session). It gets a listener on the transport's standalone stream, where the
+    /// transport has one for it (a legacy HTTP session's `GET`).
     fn install(&self, mut conn: Connection, fresh: bool) -> ConnectionInfo {
         let info = conn.info.clone();
         {
@@ -477,12 +479,12 @@ impl Inner {
             if let Some(old) = state.listener.take() {
                 old.abort();
             }
-            if conn.info.era == Era::Legacy && conn.info.session_id.is_some() {
-                let (opened, listener_opened) = tokio::sync::oneshot::channel();
-                let task =
-                    tokio::spawn(streams::listen(self.me.clone(), Arc::clone(&conn), opened));
+            if let Some(stream) =
+                Arc::clone(&self.transport).open_stream(conn.wire().envelope(), self.peer())
+            {
+                let task = tokio::spawn(stream.run);
                 state.listener = Some(task.abort_handle());
-                state.listener_opened = Some(listener_opened);
+                state.listener_opened = Some(Mutex::new(stream.opened));
             }
             state.conn = Some(conn);
         }
@@ -512,109 +514,11 @@ impl Inner {
         options
     }
 
-    async fn token(&self) -> Result<Option<String>, ClientError> {
-        match &self.config.token_provider {
-            Some(p) => p.dyn_token().await,
-            None => Ok(None),
-        }
-    }
-
-    /// A request on the connection, renewing an expired legacy session once.
-    async fn request(&self, conn: &Arc<Connection>, call: &Call) -> Result<Reply, ClientError> {
-        // A modern request carries the log level in its own `_meta`.
-        let level = *self.log_level.lock().unwrap_or_else(|e| e.into_inner());
-        let leveled;
-        let call = match level {
-            Some(level) if conn.info.era == Era::Modern => {
-                let mut c = call.clone();
-                let meta = c
-                    .params
-                    .entry("_meta")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Some(meta) = meta.as_object_mut() {
-                    meta.entry(crate::protocol::META_LOG_LEVEL)
-                        .or_insert_with(|| Value::String(level.as_str().into()));
-                }
-                leveled = c;
-                &leveled
-            }
-            _ => call,
-        };
-        let mut conn = Arc::clone(conn);
-        if let Some(stdio) = &self.stdio
-            && stdio.needs_respawn()
-        {
-            conn = self.respawn(conn.generation).await?;
-        }
-        let mut renewed = false;
-        loop {
-            let result = self.request_with_auth(&conn.wire(), call).await;
-            match result {
-                Err(e)
-                    if !renewed
-                        && conn.info.era == Era::Legacy
-                        && conn.info.session_id.is_some()
-                        && e.http_status() == Some(404) =>
-                {
-                    renewed = true;
-                    conn = self.renew_session(conn.generation).await?;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    /// A request with the provider's token; on a `401` or `insufficient_scope` challenge
-    /// the provider may supply another token, which drops the cache and retries once.
-    async fn request_with_auth(&self, wire: &Wire<'_>, call: &Call) -> Result<Reply, ClientError> {
-        let provider = if call.headers.contains_key(AUTHORIZATION) {
-            None
-        } else {
-            self.config.token_provider.clone()
-        };
-        let mut token = match &provider {
-            Some(p) => p.dyn_token().await?,
-            None => None,
-        };
-        // A 401 then a 403 step-up can need two new tokens; more is a loop.
-        let mut rounds = 0;
-        loop {
-            let result = self.send_request(wire, call, token.as_deref()).await;
-            let (Some(provider), Err(ClientError::Transport(e))) = (&provider, &result) else {
-                return result;
-            };
-            let challenged = match e {
-                TransportError::Unauthorized { .. } => true,
-                TransportError::Forbidden { challenge } => challenge
-                    .as_deref()
-                    .is_some_and(AuthChallenge::is_insufficient_scope),
-                _ => false,
-            };
-            if rounds >= MAX_AUTH_ROUNDS || !challenged {
-                return result;
-            }
-            let challenge = e
-                .challenge()
-                .cloned()
-                .unwrap_or_else(|| AuthChallenge::parse(e.http_status().unwrap_or(401), ""))
-                .with_rejected_token(token.as_deref());
-            match provider.dyn_on_challenge(&challenge).await? {
-                Some(fresh) if Some(&fresh) != token.as_ref() => {
-                    tracing::debug!(
-                        "a challenge yielded a different token; dropping the tools/list cache"
-                    );
-                    self.lock_cache().clear();
-                    token = Some(fresh);
-                    rounds += 1;
-                }
-                _ => return result,
-            }
-        }
+    /// The client as its transport sees it.
+    fn peer(&self) -> Peer {
+        Peer::new(self.config.handlers.clone(), self.me.clone())
     }
 }
-
-/// How many new tokens one request may try after challenges.
-const MAX_AUTH_ROUNDS: u32 = 3;
 
 #[cfg(test)]
 mod tests {
@@ -654,6 +558,21 @@ mod tests {
         fn spawnable<T: Send + 'static>(_: &T) {}
         spawnable(&std::future::IntoFuture::into_future(client.call("x")));
         send(&client.close());
+    }
+
+    #[test]
+    fn only_an_http_client_has_a_url() {
+        let http = Client::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
+        assert_eq!(http.url(), Some("http://127.0.0.1:9/mcp"));
+        assert!(!http.is_stdio());
+        let stdio = Client::stdio(StdioCommand::new("true"), ClientConfig::new()).unwrap();
+        assert_eq!(stdio.url(), None);
+        assert!(stdio.is_stdio());
+        let shown = format!("{stdio:?}");
+        assert!(
+            shown.contains("Stdio") && shown.contains("url: None"),
+            "{shown}"
+        );
     }
 
     #[test]

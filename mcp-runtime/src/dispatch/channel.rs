@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
@@ -19,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 use super::{BoxFuture, ClientRequester};
 use crate::protocol::{ErrorObject, JsonObject};
 use crate::session::Session;
+
+pub use crate::protocol::LogLevel;
 
 /// The transport side of one request: what [`Context`](super::Context) sends to the client.
 pub trait ClientChannel: ClientRequester {
@@ -42,68 +43,6 @@ pub trait ClientChannel: ClientRequester {
     fn close_stream(&self, retry: Duration) -> BoxFuture<'_, bool> {
         let _ = retry;
         Box::pin(async { false })
-    }
-}
-
-/// The severity of a log message (`notifications/message`), lowest first; a message is sent
-/// when its level is at least the client's threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogLevel {
-    /// Debugging detail.
-    Debug,
-    /// Information.
-    Info,
-    /// A normal but significant event.
-    Notice,
-    /// A warning.
-    Warning,
-    /// An error.
-    Error,
-    /// A critical condition.
-    Critical,
-    /// Action must be taken immediately.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
-
-impl LogLevel {
-    /// Every level, lowest first.
-    pub const ALL: [LogLevel; 8] = [
-        Self::Debug,
-        Self::Info,
-        Self::Notice,
-        Self::Warning,
-        Self::Error,
-        Self::Critical,
-        Self::Alert,
-        Self::Emergency,
-    ];
-
-    /// The wire name (`"debug"`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Debug => "debug",
-            Self::Info => "info",
-            Self::Notice => "notice",
-            Self::Warning => "warning",
-            Self::Error => "error",
-            Self::Critical => "critical",
-            Self::Alert => "alert",
-            Self::Emergency => "emergency",
-        }
-    }
-
-    /// The level named `name`, if it is one.
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|l| l.as_str() == name)
-    }
-}
-
-impl std::fmt::Display for LogLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -9,20 +9,7 @@ use std::time::Duration;
 use crate::session::SessionLimits;
 use crate::state::DEFAULT_TTL;
 
-/// Which protocol eras a server accepts, or a client speaks. One type for both sides.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ProtocolMode {
-    /// Both eras. A server decides per request (modern requests and legacy
-    /// initialize-based requests); a client probes with `server/discover` and falls back to
-    /// the legacy `initialize` handshake exactly when the probe's answer shows a server of
-    /// the older era (see the client's `connect`).
-    #[default]
-    Auto,
-    /// MCP 2026-07-28 only (a client never falls back).
-    Modern,
-    /// The `initialize` handshake only.
-    Legacy,
-}
+pub use crate::protocol::ProtocolMode;
 
 /// How legacy requests use HTTP sessions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -13,6 +13,7 @@ mod error_code;
 mod features;
 pub mod headers;
 mod jsonrpc;
+mod logging;
 pub(crate) use jsonrpc::is_progress_token;
 mod roots;
 mod sampling;
@@ -41,6 +42,7 @@ pub use jsonrpc::{
     ErrorObject, JsonRpcError, JsonRpcResponse, Message, MessageError, Notification, Request,
     RequestId, ResponseId,
 };
+pub use logging::LogLevel;
 pub use roots::{ListRootsResult, ROOTS_LIST, ROOTS_LIST_CHANGED, Root};
 pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};
 pub use types::*;
@@ -75,6 +77,21 @@ pub enum Era {
     /// MCP 2026-07-28: sessionless, `server/discover`, per-request `_meta` envelope.
     Modern,
     /// MCP 2024-11-05 … 2025-11-25: `initialize` handshake, optional HTTP sessions.
+    Legacy,
+}
+
+/// Which protocol eras a server accepts, or a client speaks. One type for both sides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProtocolMode {
+    /// Both eras. A server decides per request (modern requests and legacy
+    /// initialize-based requests); a client probes with `server/discover` and falls back to
+    /// the legacy `initialize` handshake exactly when the probe's answer shows a server of
+    /// the older era (see the client's `connect`).
+    #[default]
+    Auto,
+    /// MCP 2026-07-28 only (a client never falls back).
+    Modern,
+    /// The `initialize` handshake only.
     Legacy,
 }
 

@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::error::OAuthError;
 use super::http::check;
-use crate::BoxFuture;
+use crate::base::BoxFuture;
 
 /// Takes the user through the authorization server's authorization endpoint.
 ///

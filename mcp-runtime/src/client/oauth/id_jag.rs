@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::Url;
 use serde_json::Value;
 
-use super::ClientAuth;
+use super::client_auth::ClientAuth;
 use super::discovery::ServerMetadata;
 use super::error::OAuthError;
 use super::http::{OAuthHttp, endpoint};

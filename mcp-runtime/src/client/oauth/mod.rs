@@ -8,6 +8,7 @@
 //! server, the authorization server must be one it lists, and every endpoint must use
 //! HTTPS (plain HTTP only on loopback).
 
+mod client_auth;
 mod config;
 mod discovery;
 mod error;
@@ -21,7 +22,8 @@ mod token;
 #[cfg(test)]
 mod tests;
 
-pub use config::{AssertionProvider, ClientAuth, ClientRegistration, OAuthConfig};
+pub use client_auth::ClientAuth;
+pub use config::{AssertionProvider, ClientRegistration, OAuthConfig};
 pub use error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
 pub use handler::{AuthorizationHandler, LoopbackBrowser, ProgrammaticAuthorization};
 pub use id_jag::{IdentityAssertionContext, IdentityProviderConfig, exchange_id_token_for_id_jag};

@@ -9,8 +9,7 @@ use reqwest::Url;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 
-use super::ClientAuth;
-use super::config::AuthKind;
+use super::client_auth::{AuthKind, ClientAuth};
 use super::discovery::ServerMetadata;
 use super::error::{OAuthError, OAuthErrorResponse, OAuthTokenError, shown};
 use super::http::OAuthHttp;

@@ -44,12 +44,11 @@ mod process;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 pub(crate) use process::StdioTransport;
 
-use super::cache::ToolCache;
-use super::{Client, ClientConfig, ClientError, ConnectOptions, Inner, State};
+use super::{Client, ClientConfig, ClientError, ConnectOptions, Kind};
 use crate::redact;
 
 /// The default cap on one line read from the server: 16 MiB.
@@ -249,46 +248,15 @@ impl Client {
                 "max_line_bytes must be positive".into(),
             ));
         }
-        let url = reqwest::Url::parse(&format!("stdio:{}", command.program.to_string_lossy()))
-            .or_else(|_| reqwest::Url::parse("stdio:"))
-            .map_err(|e| ClientError::Config(format!("cannot name the command: {e}")))?;
-        let http = reqwest::Client::builder()
-            .build()
-            .map_err(|e| ClientError::Config(format!("cannot build the HTTP client: {e}")))?;
-        let handler = config.handlers.clone();
-        Ok(Self {
-            inner: Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
-                let weak = me.clone();
-                let on_notification = move |method: &str, params: Option<serde_json::Value>| {
-                    if let Some(inner) = weak.upgrade() {
-                        inner.on_notification(method, params);
-                    }
-                };
-                Inner {
-                    url,
-                    http,
-                    cache: Mutex::new(ToolCache::new(config.result_cache)),
-                    config,
-                    state: std::sync::RwLock::new(State::default()),
-                    connect_lock: tokio::sync::Mutex::new(()),
-                    next_id: std::sync::atomic::AtomicI64::new(0),
-                    probe_seq: std::sync::atomic::AtomicU64::new(0),
-                    me: me.clone(),
-                    tools_stale: std::sync::atomic::AtomicBool::new(false),
-                    log_level: Mutex::new(None),
-                    stdio: Some(Arc::new(StdioTransport::new(
-                        command,
-                        handler,
-                        Box::new(on_notification),
-                    ))),
-                }
-            }),
-        })
+        let timeout = config.http.timeout;
+        Ok(Self::build(Kind::Stdio, config, |peer| {
+            Arc::new(StdioTransport::new(command, peer, timeout))
+        }))
     }
 
     /// `true` for a client of a child process ([`stdio`](Self::stdio)).
     pub fn is_stdio(&self) -> bool {
-        self.inner.stdio.is_some()
+        self.inner.kind == Kind::Stdio
     }
 }
 
@@ -299,26 +267,4 @@ pub async fn connect_stdio(command: StdioCommand) -> Result<Client, ClientError>
     let client = Client::stdio(command, ClientConfig::new())?;
     client.connect(ConnectOptions::default()).await?;
     Ok(client)
-}
-
-impl Inner {
-    /// The stdio server is down and will be respawned: start it again and redo the
-    /// handshake with the connection's options (once per generation).
-    pub(super) async fn respawn(
-        &self,
-        generation: u64,
-    ) -> Result<Arc<super::Connection>, ClientError> {
-        let _guard = self.connect_lock.lock().await;
-        let current = self.connection()?;
-        if current.generation != generation {
-            return Ok(current);
-        }
-        if let Some(stdio) = &self.stdio {
-            stdio.reset().await;
-        }
-        tracing::info!("respawning the stdio MCP server");
-        let conn = self.negotiate(current.options.clone()).await?;
-        self.install(conn, true);
-        self.connection()
-    }
 }

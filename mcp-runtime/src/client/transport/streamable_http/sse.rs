@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::StreamError;
+use crate::client::StreamError;
 
 /// Parses SSE bytes as they arrive.
 #[derive(Debug)]

@@ -273,11 +273,15 @@ async fn tools_answer_alike() {
             .send()
             .await
             .unwrap();
-        assert_eq!(
-            sum.structured_content,
-            Some(json!({"sum": 5})),
-            "{wire:?} {era:?}"
-        );
+        // Legacy clients get the 1.x text shape unless the service opts into structured
+        // output for them (`legacy_structured_output`).
+        match era {
+            Era::Modern => assert_eq!(sum.structured_content, Some(json!({"sum": 5})), "{wire:?}"),
+            Era::Legacy => {
+                assert_eq!(sum.structured_content, None, "{wire:?}");
+                assert_eq!(sum.joined_text(), r#"{"sum":5}"#, "{wire:?}");
+            }
+        }
         let failed = client.call("fail").send().await.unwrap();
         assert!(failed.is_error(), "{wire:?} {era:?}");
         assert_eq!(failed.joined_text(), "it broke", "{wire:?} {era:?}");
@@ -388,5 +392,56 @@ async fn a_legacy_session_spans_the_connection_alike() {
         assert!(r.is_error(), "{wire:?}");
         let value: Value = serde_json::to_value(&r).unwrap();
         assert_eq!(value["content"][0]["text"], "no session", "{wire:?}");
+    }
+}
+
+/// Legacy only: this client has no `subscriptions/listen` stream for the modern era yet, and
+/// hears modern list changes only by re-listing.
+#[tokio::test]
+async fn list_changes_reach_a_legacy_client_alike() {
+    for wire in WIRES {
+        let era = Era::Legacy;
+        let seen = Seen::default();
+        let server = mcp::Server::builder(Suite)
+            .list_changed(true)
+            .build()
+            .unwrap();
+        let notifier = server.notifier();
+        let client = connect(wire, era, server, &seen).await;
+        client.list_tools().await.unwrap();
+        assert!(!client.tools_stale(), "{wire:?} {era:?}");
+        // The announcement travels on the session's standing stream (the GET stream over
+        // HTTP, the connection itself over stdio and in-process), which opens in the
+        // background: announce until the client has heard.
+        let mut heard = false;
+        for _ in 0..100 {
+            notifier.tools_changed();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            if client.tools_stale() {
+                heard = true;
+                break;
+            }
+        }
+        assert!(heard, "{wire:?}: the tools/list_changed never arrived");
+    }
+}
+
+/// Without `list_changed(true)` the server advertises no `listChanged`, and no transport
+/// sends the notification.
+#[tokio::test]
+async fn unadvertised_list_changes_reach_no_client() {
+    for wire in WIRES {
+        let seen = Seen::default();
+        let server = server();
+        let notifier = server.notifier();
+        let client = connect(wire, Era::Legacy, server, &seen).await;
+        client.list_tools().await.unwrap();
+        for _ in 0..5 {
+            notifier.tools_changed();
+            tokio::time::sleep(Duration::from_millis(60)).await;
+        }
+        // A round trip after the announcements: anything sent before it has arrived.
+        client.list_resources().await.unwrap();
+        assert!(!client.tools_stale(), "{wire:?}");
     }
 }

@@ -21,7 +21,7 @@ mod state;
 pub mod testing;
 pub mod transport;
 
-pub use base::{AuthContext, BoxFuture};
+pub use base::{AuthContext, BoxFuture, Extensions};
 #[doc(hidden)]
 pub use dispatch::__form_field;
 pub use dispatch::{

@@ -7,9 +7,12 @@
 //! [`frame`], newline-delimited framing with a size cap (stdio), and [`pipe`], the
 //! in-process message pipe.
 
+mod extensions;
 pub(crate) mod frame;
 pub(crate) mod host;
 pub(crate) mod pipe;
+
+pub use extensions::Extensions;
 
 use std::collections::BTreeSet;
 use std::future::Future;

@@ -6,6 +6,7 @@ use http::HeaderMap;
 use http::request::Parts;
 
 use super::AuthContext;
+use crate::base::Extensions;
 use crate::protocol::{ClientCapabilities, Era, Implementation, JsonObject};
 use crate::session::Session;
 
@@ -25,8 +26,8 @@ use crate::session::Session;
 pub struct RequestContext {
     pub(crate) era: Era,
     pub(crate) protocol_version: Arc<str>,
-    /// What the transport knows (HTTP: `Arc<Parts>`).
-    pub(crate) extensions: http::Extensions,
+    /// What the transport knows (HTTP: its `Parts`).
+    pub(crate) extensions: Extensions,
     pub(crate) meta: Option<JsonObject>,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Option<Arc<Implementation>>,
@@ -61,12 +62,12 @@ impl RequestContext {
 
     /// A context for a request of `era` with nothing else known (for tests, and code that
     /// drives a service's hooks directly); add transport facts with
-    /// [`extensions_mut`](Self::extensions_mut), such as an `Arc<http::request::Parts>`.
+    /// [`extensions_mut`](Self::extensions_mut), such as an `http::request::Parts`.
     pub fn new(era: Era, protocol_version: &str) -> Self {
         Self {
             era,
             protocol_version: protocol_version.into(),
-            extensions: http::Extensions::new(),
+            extensions: Extensions::new(),
             meta: None,
             client_capabilities: Arc::default(),
             client_info: None,
@@ -90,7 +91,7 @@ impl RequestContext {
     /// The HTTP request line and headers; `None` on transports without HTTP (stdio,
     /// in-process).
     pub fn parts(&self) -> Option<&Parts> {
-        self.extensions.get::<Arc<Parts>>().map(|p| &**p)
+        self.extensions.get::<Parts>()
     }
 
     /// The HTTP headers; `None` on transports without HTTP.
@@ -104,13 +105,13 @@ impl RequestContext {
     }
 
     /// What the transport knows about the request besides the message: over HTTP an
-    /// `Arc<http::request::Parts>` (read it with [`parts`](Self::parts)); empty elsewhere.
-    pub fn extensions(&self) -> &http::Extensions {
+    /// `http::request::Parts` (read them with [`parts`](Self::parts)); empty elsewhere.
+    pub fn extensions(&self) -> &Extensions {
         &self.extensions
     }
 
     /// The extensions, to add to (tests, code driving hooks directly).
-    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
         &mut self.extensions
     }
 
@@ -170,11 +171,16 @@ pub(crate) fn version_of(version: &str) -> Arc<str> {
 /// The client capabilities of a context: one shared value for the empty capabilities most
 /// requests declare, a new one otherwise.
 pub(crate) fn capabilities_of(capabilities: ClientCapabilities) -> Arc<ClientCapabilities> {
-    static EMPTY: std::sync::LazyLock<Arc<ClientCapabilities>> =
-        std::sync::LazyLock::new(Arc::default);
     if capabilities == ClientCapabilities::default() {
-        EMPTY.clone()
+        no_capabilities()
     } else {
         Arc::new(capabilities)
     }
+}
+
+/// The empty client capabilities, shared.
+pub(crate) fn no_capabilities() -> Arc<ClientCapabilities> {
+    static EMPTY: std::sync::LazyLock<Arc<ClientCapabilities>> =
+        std::sync::LazyLock::new(Arc::default);
+    EMPTY.clone()
 }

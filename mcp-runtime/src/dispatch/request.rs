@@ -4,7 +4,7 @@
 //! A request carries the decoded message, its era and protocol version, what the client
 //! declared, the caller's identity, the legacy session it belongs to, the channel back to
 //! the client and its cancellation, and the facts only its transport knows as typed
-//! extensions: the HTTP transport adds the request's `Arc<http::request::Parts>` (headers,
+//! extensions: the HTTP transport adds the request's `http::request::Parts` (headers,
 //! URI, the peer address among its extensions); stdio and in-process add nothing. Nothing
 //! here is invented to look like HTTP.
 
@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::channel::ClientChannel;
 use super::{LogLevel, Reply};
-use crate::base::AuthContext;
+use crate::base::{AuthContext, Extensions};
 use crate::protocol::{
     CallToolParams, ClientCapabilities, Era, ErrorObject, Implementation, JsonObject, Request,
     RequestId,
@@ -63,13 +63,15 @@ pub struct McpRequest {
     pub(crate) client_info: Option<Arc<Implementation>>,
     /// A modern request's `io.modelcontextprotocol/logLevel`.
     pub(crate) log_level: Option<LogLevel>,
-    pub(crate) auth: Option<AuthContext>,
+    /// Boxed: most requests have none, and the request is moved whole several times.
+    pub(crate) auth: Option<Box<AuthContext>>,
     pub(crate) session: Option<Session>,
-    pub(crate) extensions: http::Extensions,
+    pub(crate) extensions: Extensions,
     pub(crate) channel: Option<Arc<dyn ClientChannel>>,
     /// The channel may carry server→client requests (the legacy elicitation shim).
     pub(crate) requests: bool,
-    pub(crate) cancel: CancellationToken,
+    /// The token the transport cancels the request with (`None`: the core makes one).
+    pub(crate) cancel: Option<CancellationToken>,
 }
 
 impl std::fmt::Debug for McpRequest {
@@ -94,15 +96,15 @@ impl McpRequest {
             params: Params::Object(request.params),
             era,
             version: super::version_of(protocol_version),
-            client_capabilities: super::capabilities_of(ClientCapabilities::default()),
+            client_capabilities: super::context::no_capabilities(),
             client_info: None,
             log_level: None,
             auth: None,
             session: None,
-            extensions: http::Extensions::new(),
+            extensions: Extensions::new(),
             channel: None,
             requests: false,
-            cancel: CancellationToken::new(),
+            cancel: None,
         }
     }
 
@@ -128,23 +130,23 @@ impl McpRequest {
 
     /// The authenticated caller, if any.
     pub fn auth(&self) -> Option<&AuthContext> {
-        self.auth.as_ref()
+        self.auth.as_deref()
     }
 
     /// The caller's identity: the one an authentication layer established.
     #[must_use]
     pub fn with_auth(mut self, auth: Option<AuthContext>) -> Self {
-        self.auth = auth;
+        self.auth = auth.map(Box::new);
         self
     }
 
-    /// What the transport knows besides the message (HTTP: `Arc<http::request::Parts>`).
-    pub fn extensions(&self) -> &http::Extensions {
+    /// What the transport knows besides the message (HTTP: its `http::request::Parts`).
+    pub fn extensions(&self) -> &Extensions {
         &self.extensions
     }
 
     /// The extensions, to add to.
-    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
         &mut self.extensions
     }
 
@@ -196,7 +198,7 @@ impl McpRequest {
     /// The token that cancels the request (the transport cancels it when the client does).
     #[must_use]
     pub(crate) fn with_cancel(mut self, cancel: CancellationToken) -> Self {
-        self.cancel = cancel;
+        self.cancel = Some(cancel);
         self
     }
 }

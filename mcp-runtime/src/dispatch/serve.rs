@@ -77,6 +77,7 @@ impl Server {
             (Era::Legacy, Some(session)) => Threshold::Session(session.clone()),
             (Era::Legacy, None) => Threshold::AtLeast(LogLevel::Debug),
         };
+        let cancel = cancel.unwrap_or_default();
         let mut state = CallState::new(era, channel.clone(), threshold, cancel);
         state.client_sampling = client_capabilities.sampling.is_some();
         state.has_session = session.is_some();
@@ -94,18 +95,21 @@ impl Server {
             client_capabilities,
             client_info,
             session,
-            auth,
+            auth: auth.map(|a| *a),
             requester,
             call: state.clone(),
         };
         let server = self.clone();
-        Box::pin(scoped(state, async move {
+        // The handler's future is kilobytes large: boxed where it is created, so the scope
+        // around it (and the transport's wrappers) move a pointer rather than copy it.
+        let handler: BoxFuture<'static, McpResponse> = Box::pin(async move {
             let reply = match era {
                 Era::Modern => server.handle_modern(&method, params, cx).await,
                 Era::Legacy => server.handle_legacy(&method, params, cx).await,
             };
             McpResponse(reply)
-        }))
+        });
+        Box::pin(scoped(state, handler))
     }
 }
 

@@ -326,7 +326,7 @@ fn request_context_hides_query_secrets_and_the_session_id() {
         .unwrap()
         .into_parts();
     let mut ctx = crate::RequestContext::new(crate::protocol::Era::Legacy, "2025-06-18");
-    ctx.extensions_mut().insert(Arc::new(parts));
+    ctx.extensions_mut().insert(parts);
     let id = "0123456789abcdef0123456789abcdef";
     ctx.session = Some(crate::Session::new(
         id.into(),

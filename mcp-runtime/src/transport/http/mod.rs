@@ -314,7 +314,7 @@ async fn single_message(
                 .with_log_level(level)
                 .with_auth(parts.extensions.get::<AuthContext>().cloned())
                 .with_call_params(call);
-            request.extensions_mut().insert(parts.clone());
+            request.extensions_mut().insert_shared(parts.clone());
             outbound::serve(server, request, None, &parts).await
         }
         Route::Legacy => {
@@ -430,7 +430,7 @@ fn legacy_request(
         .with_client(capabilities, None)
         .with_session(session)
         .with_auth(parts.extensions.get::<AuthContext>().cloned());
-    request.extensions_mut().insert(parts.clone());
+    request.extensions_mut().insert_shared(parts.clone());
     request
 }
 

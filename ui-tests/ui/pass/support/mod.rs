@@ -20,7 +20,7 @@ pub fn request(era: Era, headers: &[(&'static str, &str)]) -> RequestContext {
     };
     let mut cx = RequestContext::new(era, version);
     let parts = builder.body(()).unwrap().into_parts().0;
-    cx.extensions_mut().insert(std::sync::Arc::new(parts));
+    cx.extensions_mut().insert(parts);
     cx
 }
 

@@ -176,49 +176,6 @@ impl Serialize for Stamped<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::{Content, ResultType};
-    use serde_json::json;
-
-    fn text(reply: &Reply) -> &str {
-        match reply {
-            Reply::Ok(raw) => raw.get(),
-            _ => panic!("not a result"),
-        }
-    }
-
-    /// A stamped result is the bytes of the result serialized with the server's `_meta`.
-    #[test]
-    fn stamped_results_serialize_as_with_their_meta() {
-        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}});
-        let meta = meta.as_object().unwrap().clone();
-        let raw = serde_json::value::to_raw_value(&meta).unwrap();
-        let mut full = CallToolResult {
-            content: vec![Content::text("{\"sum\":5}")],
-            structured_content: Some(json!({"sum": 5})),
-            result_type: Some(ResultType::Complete),
-            ..CallToolResult::default()
-        };
-        for (is_error, structured) in [(None, true), (Some(true), false)] {
-            full.is_error = is_error;
-            if !structured {
-                full.structured_content = None;
-            }
-            let stamped = Reply::result(&Stamped {
-                result: &full,
-                meta: &raw,
-            });
-            let expected = Reply::result(&CallToolResult {
-                meta: Some(meta.clone()),
-                ..full.clone()
-            });
-            assert_eq!(text(&stamped), text(&expected));
-        }
-    }
-}
-
 /// Writes the JSON-RPC response to request `id` (every transport's bytes for a reply).
 pub(crate) fn write_reply(out: &mut Vec<u8>, id: &RequestId, reply: &Reply) {
     let written = match reply {
@@ -267,4 +224,47 @@ pub(crate) fn unsupported_version(requested: Option<&str>) -> Reply {
         StatusCode::BAD_REQUEST,
         ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, message).with_data(data),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Content, ResultType};
+    use serde_json::json;
+
+    fn text(reply: &Reply) -> &str {
+        match reply {
+            Reply::Ok(raw) => raw.get(),
+            _ => panic!("not a result"),
+        }
+    }
+
+    /// A stamped result is the bytes of the result serialized with the server's `_meta`.
+    #[test]
+    fn stamped_results_serialize_as_with_their_meta() {
+        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}});
+        let meta = meta.as_object().unwrap().clone();
+        let raw = serde_json::value::to_raw_value(&meta).unwrap();
+        let mut full = CallToolResult {
+            content: vec![Content::text("{\"sum\":5}")],
+            structured_content: Some(json!({"sum": 5})),
+            result_type: Some(ResultType::Complete),
+            ..CallToolResult::default()
+        };
+        for (is_error, structured) in [(None, true), (Some(true), false)] {
+            full.is_error = is_error;
+            if !structured {
+                full.structured_content = None;
+            }
+            let stamped = Reply::result(&Stamped {
+                result: &full,
+                meta: &raw,
+            });
+            let expected = Reply::result(&CallToolResult {
+                meta: Some(meta.clone()),
+                ..full.clone()
+            });
+            assert_eq!(text(&stamped), text(&expected));
+        }
+    }
 }

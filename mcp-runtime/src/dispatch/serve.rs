@@ -130,9 +130,12 @@ impl Server {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let mut server = mcp::Server::builder(Echo).build().unwrap();
-/// let request: mcp::protocol::Request = serde_json::from_value(serde_json::json!({
-///     "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}
-/// })).unwrap();
+/// let params = serde_json::json!({"name": "echo", "arguments": {"text": "hi"}});
+/// let request = mcp::protocol::Request {
+///     id: mcp::protocol::RequestId::Number(1),
+///     method: "tools/call".into(),
+///     params: params.as_object().cloned(),
+/// };
 /// let request = mcp::McpRequest::new(request, mcp::protocol::Era::Legacy, "2025-06-18");
 /// let response = server.ready().await.unwrap().call(request).await.unwrap();
 /// assert!(response.result().unwrap().contains(r#""text":"hi""#));

@@ -18,10 +18,9 @@ use mcp::client::{
 };
 use mcp::protocol::Era;
 use mcp::transport::in_process::{PipeEnd, pipe};
-use mcp::{ElicitAction, ElicitRequest, ElicitResult, Implementation, InputRequired, ToolOutput};
+use mcp::{ElicitRequest, ElicitResult, Implementation, ToolOutput};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::sync::Notify;
 
 /// What the server saw: a call started, a call cancelled.
@@ -30,6 +29,8 @@ struct Seen {
     started: Notify,
     cancelled: Notify,
 }
+
+mod stream;
 
 struct Svc {
     seen: Arc<Seen>,
@@ -44,12 +45,6 @@ impl Drop for Stopped {
     }
 }
 
-#[derive(serde::Deserialize, mcp::Form)]
-struct Confirm {
-    /// Go ahead
-    ok: bool,
-}
-
 #[mcp::service(name = "in-process-test", version = "1.0.0")]
 impl Svc {
     /// Adds.
@@ -62,18 +57,7 @@ impl Svc {
         &self,
         context: mcp::Context,
     ) -> Result<ToolOutput<String>, mcp::ToolError> {
-        match context.elicit_result("c") {
-            None => Ok(InputRequired::new()
-                .elicit("c", mcp::elicit_form("Sure?", mcp::form_of::<Confirm>()))
-                .into()),
-            Some(r) if r.action == ElicitAction::Accept => {
-                let ok = context
-                    .accepted_content::<Confirm>("c")
-                    .is_some_and(|c| c.ok);
-                Ok(ToolOutput::Done(format!("confirmed {ok}")))
-            }
-            Some(_) => Ok(ToolOutput::Done("declined".into())),
-        }
+        stream::confirm_round(&context)
     }
 
     /// Waits until the call is cancelled (the server stops the call, or tells it), and
@@ -107,36 +91,9 @@ fn serve(via: Via) -> (PipeEnd, Arc<Seen>) {
         .unwrap();
     let end = match via {
         Via::InProcess => server.in_process(),
-        Via::StdioBridge => bridge(server),
+        Via::StdioBridge => stream::stdio_bridge(server),
     };
     (end, seen)
-}
-
-/// Serves `server` over stdio behind a bridge between a pipe end and its lines.
-fn bridge(server: mcp::Server) -> PipeEnd {
-    let (client_end, bridge_end) = pipe(16);
-    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
-    let (server_out, from_server) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move { server.serve_transport(server_in, server_out).await });
-    let (tx, mut rx) = bridge_end.split();
-    tokio::spawn(async move {
-        while let Some(message) = rx.recv().await {
-            assert!(!message.contains('\n'), "a message is one line: {message}");
-            let line = format!("{message}\n");
-            if to_server.write_all(line.as_bytes()).await.is_err() {
-                break;
-            }
-        }
-    });
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(from_server).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if tx.send(line).await.is_err() {
-                break;
-            }
-        }
-    });
-    client_end
 }
 
 fn config(mode: ProtocolMode) -> ClientConfig {

@@ -13,20 +13,15 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp::ToolOutput;
 use mcp::client::{Client, ClientConfig, ProtocolMode};
 use mcp::protocol::{ElicitRequest, ElicitResult, Era, Reference};
-use mcp::{Context, Implementation, InputRequired, LogLevel, SamplingMessage, SamplingRequest};
-use mcp::{ElicitAction, ToolOutput};
+use mcp::{Context, Implementation, LogLevel, SamplingMessage, SamplingRequest};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+mod stream;
 
 struct Suite;
-
-#[derive(serde::Deserialize, mcp::Form)]
-struct Confirm {
-    /// Go ahead
-    ok: bool,
-}
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 struct Sum {
@@ -54,16 +49,7 @@ impl Suite {
 
     /// Asks the user to confirm.
     pub async fn confirm(&self, ctx: Context) -> Result<ToolOutput<String>, mcp::ToolError> {
-        match ctx.elicit_result("c") {
-            None => Ok(InputRequired::new()
-                .elicit("c", mcp::elicit_form("Sure?", mcp::form_of::<Confirm>()))
-                .into()),
-            Some(r) if r.action == ElicitAction::Accept => {
-                let ok = ctx.accepted_content::<Confirm>("c").is_some_and(|c| c.ok);
-                Ok(ToolOutput::Done(format!("confirmed {ok}")))
-            }
-            Some(_) => Ok(ToolOutput::Done("declined".into())),
-        }
+        stream::confirm_round(&ctx)
     }
 
     /// Asks the client's model.
@@ -199,7 +185,7 @@ async fn connect(wire: Wire, era: Era, server: mcp::Server, seen: &Seen) -> Clie
             tokio::spawn(async move { listener.serve(app.into_make_service()).await });
             Client::new(format!("http://{addr}/mcp"), config).unwrap()
         }
-        Wire::Stdio => Client::in_process(stdio_end(server), config).unwrap(),
+        Wire::Stdio => Client::in_process(stream::stdio_bridge(server), config).unwrap(),
         Wire::InProcess => Client::in_process(server.in_process(), config).unwrap(),
     };
     let info = client
@@ -207,34 +193,6 @@ async fn connect(wire: Wire, era: Era, server: mcp::Server, seen: &Seen) -> Clie
         .await
         .unwrap_or_else(|e| panic!("{wire:?} {era:?}: connect: {e}"));
     assert_eq!(info.era(), era, "{wire:?}");
-    client
-}
-
-/// The client's end of a pipe whose messages travel as lines through the server's stdio
-/// transport (`serve_transport` over an in-memory duplex): the server side is stdio's
-/// framing, reader and writer as they serve a child process's stdin and stdout.
-fn stdio_end(server: mcp::Server) -> mcp::transport::in_process::PipeEnd {
-    let (client, bridge) = mcp::transport::in_process::pipe(16);
-    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, from_server) = tokio::io::duplex(1 << 16);
-    tokio::spawn(server.serve_transport(server_in, server_out));
-    let (tx, mut rx) = bridge.split();
-    tokio::spawn(async move {
-        while let Some(message) = rx.recv().await {
-            let line = format!("{message}\n");
-            if to_server.write_all(line.as_bytes()).await.is_err() {
-                return;
-            }
-        }
-    });
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(from_server).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if tx.send(line).await.is_err() {
-                return;
-            }
-        }
-    });
     client
 }
 

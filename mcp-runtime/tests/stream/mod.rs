@@ -1,10 +1,61 @@
-//! The service the message-stream transports' tests (stdio, in-process) serve: logs and
-//! progress, slow and cancellable calls, a panic, an elicitation, a session counter, a
-//! header argument, and tools reading the HTTP request those transports do not have.
+//! What the message-stream transports' tests (stdio, in-process, the client over both)
+//! share: a service with logs and progress, slow and cancellable calls, a panic, an
+//! elicitation, a session counter, a header argument and tools reading the HTTP request
+//! those transports do not have; the elicitation round itself; and a bridge that serves a
+//! server over stdio behind an in-process pipe end.
+#![allow(dead_code)]
 
 use std::time::Duration;
 
+use mcp::transport::in_process::{PipeEnd, pipe};
 use mcp::{ElicitAction, InputRequired, ToolOutput};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+/// One elicitation round: asks to confirm (`Confirm`) on the first round, then answers
+/// `confirmed <ok>` or `declined`.
+pub fn confirm_round(context: &mcp::Context) -> Result<ToolOutput<String>, mcp::ToolError> {
+    match context.elicit_result("c") {
+        None => Ok(InputRequired::new()
+            .elicit("c", mcp::elicit_form("Sure?", mcp::form_of::<Confirm>()))
+            .into()),
+        Some(r) if r.action == ElicitAction::Accept => {
+            let ok = context
+                .accepted_content::<Confirm>("c")
+                .is_some_and(|c| c.ok);
+            Ok(ToolOutput::Done(format!("confirmed {ok}")))
+        }
+        Some(_) => Ok(ToolOutput::Done("declined".into())),
+    }
+}
+
+/// The client's end of a pipe whose messages travel as lines through `server`'s stdio
+/// transport (`serve_transport` over an in-memory duplex): the server side is stdio's
+/// framing, reader and writer as they serve a child process's stdin and stdout.
+pub fn stdio_bridge(server: mcp::Server) -> PipeEnd {
+    let (client_end, bridge_end) = pipe(16);
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, from_server) = tokio::io::duplex(1 << 20);
+    tokio::spawn(server.serve_transport(server_in, server_out));
+    let (tx, mut rx) = bridge_end.split();
+    tokio::spawn(async move {
+        while let Some(message) = rx.recv().await {
+            assert!(!message.contains('\n'), "a message is one line: {message}");
+            let line = format!("{message}\n");
+            if to_server.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(from_server).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if tx.send(line).await.is_err() {
+                break;
+            }
+        }
+    });
+    client_end
+}
 
 pub struct Svc;
 
@@ -52,18 +103,7 @@ impl Svc {
         &self,
         context: mcp::Context,
     ) -> Result<ToolOutput<String>, mcp::ToolError> {
-        match context.elicit_result("c") {
-            None => Ok(InputRequired::new()
-                .elicit("c", mcp::elicit_form("Sure?", mcp::form_of::<Confirm>()))
-                .into()),
-            Some(r) if r.action == ElicitAction::Accept => {
-                let ok = context
-                    .accepted_content::<Confirm>("c")
-                    .is_some_and(|c| c.ok);
-                Ok(ToolOutput::Done(format!("confirmed {ok}")))
-            }
-            Some(_) => Ok(ToolOutput::Done("declined".into())),
-        }
+        confirm_round(&context)
     }
 
     /// Counts calls in the legacy session (modern calls have none).

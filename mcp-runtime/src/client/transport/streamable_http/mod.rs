@@ -231,21 +231,28 @@ impl HttpTransport {
         session: Option<&str>,
     ) -> Result<(), ClientError> {
         let headers = self.headers(message, token, session);
-        let timeout = self.config.timeout;
-        let deadline = Instant::now() + timeout;
-        let response = timeout_at(
-            deadline,
-            self.http
-                .post(self.url.clone())
-                .headers(headers)
-                .body(message.body.to_string())
-                .send(),
-        )
-        .await
-        .map_err(|_| TransportError::Timeout(timeout))?
-        .map_err(|e| request_error(e, timeout))?;
+        let deadline = Instant::now() + self.config.timeout;
+        let post = self
+            .http
+            .post(self.url.clone())
+            .headers(headers)
+            .body(message.body.to_string());
+        let response = self.send(post, deadline).await?;
         self.check_status(response, deadline).await?;
         Ok(())
+    }
+
+    /// Sends `request`, bounded by `deadline` until the response's head arrives.
+    pub(crate) async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, ClientError> {
+        let timeout = self.config.timeout;
+        timeout_at(deadline, request.send())
+            .await
+            .map_err(|_| TransportError::Timeout(timeout))?
+            .map_err(|e| request_error(e, timeout))
     }
 
     /// Ends a legacy session with `DELETE`. `404` and `405` count as done.
@@ -265,15 +272,9 @@ impl HttpTransport {
         };
         let mut headers = self.headers(&message, token.as_deref(), Some(session));
         headers.remove(CONTENT_TYPE);
-        let timeout = self.config.timeout;
-        let deadline = Instant::now() + timeout;
-        let response = timeout_at(
-            deadline,
-            self.http.delete(self.url.clone()).headers(headers).send(),
-        )
-        .await
-        .map_err(|_| TransportError::Timeout(timeout))?
-        .map_err(|e| request_error(e, timeout))?;
+        let deadline = Instant::now() + self.config.timeout;
+        let delete = self.http.delete(self.url.clone()).headers(headers);
+        let response = self.send(delete, deadline).await?;
         match response.status().as_u16() {
             404 | 405 => Ok(()),
             _ => self.check_status(response, deadline).await.map(drop),

@@ -33,17 +33,12 @@ impl HttpTransport {
         }
         let timeout = self.config.timeout;
         let mut deadline = Instant::now() + timeout;
-        let response = timeout_at(
-            deadline,
-            self.http
-                .post(self.url.clone())
-                .headers(headers)
-                .body(message.body.to_string())
-                .send(),
-        )
-        .await
-        .map_err(|_| TransportError::Timeout(timeout))?
-        .map_err(|e| request_error(e, timeout))?;
+        let post = self
+            .http
+            .post(self.url.clone())
+            .headers(headers)
+            .body(message.body.to_string());
+        let response = self.send(post, deadline).await?;
         let opened_session = response
             .headers()
             .get(MCP_SESSION_ID)

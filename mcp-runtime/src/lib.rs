@@ -11,6 +11,7 @@ pub mod client;
 pub mod diagnostics;
 mod dispatch;
 mod error;
+pub mod middleware;
 pub mod notify;
 pub mod protocol;
 mod redact;
@@ -21,13 +22,13 @@ mod state;
 pub mod testing;
 pub mod transport;
 
-pub use base::{AuthContext, BoxFuture, Extensions};
+pub use base::{AuthContext, BoxFuture, Caller, Extensions};
 #[doc(hidden)]
 pub use dispatch::__form_field;
 pub use dispatch::{
     AdvancedService, CacheHint, Context, IntoServer, IntoService, MAX_LEGACY_ROUNDS, McpRequest,
     McpResponse, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
-    ToolError,
+    ToolError, TransportKind,
 };
 pub use dispatch::{ClientChannel, ClientLogLayer, ClientRequester, LogLevel, SamplingError};
 pub use dispatch::{Features, MAX_URI_BYTES, UriTemplate, UriTemplateError};

@@ -7,11 +7,14 @@
 //! [`frame`], newline-delimited framing with a size cap (stdio), and [`pipe`], the
 //! in-process message pipe.
 
+mod caller;
 mod extensions;
 pub(crate) mod frame;
 pub(crate) mod host;
 pub(crate) mod pipe;
 
+pub use caller::Caller;
+pub(crate) use caller::peer_of;
 pub use extensions::Extensions;
 
 use std::collections::BTreeSet;

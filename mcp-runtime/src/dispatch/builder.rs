@@ -97,6 +97,7 @@ pub struct ServerBuilder {
     notify: crate::notify::Settings,
     #[cfg(feature = "oauth")]
     auth: Option<crate::auth::AuthConfig>,
+    layers: super::Wraps,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -121,6 +122,7 @@ impl ServerBuilder {
             notify: crate::notify::Settings::default(),
             #[cfg(feature = "oauth")]
             auth: None,
+            layers: super::Wraps::default(),
         }
     }
 
@@ -401,6 +403,67 @@ impl ServerBuilder {
         self
     }
 
+    /// Wraps every MCP request, on every transport, in `layer`: any `tower::Layer` whose
+    /// service answers an [`McpRequest`](crate::McpRequest) with an
+    /// [`McpResponse`](crate::McpResponse) ([`McpLayer`](crate::middleware::McpLayer)).
+    /// The first layer added sees a request first; the server's layers run before the
+    /// called tool's, prompt's or resource's own ([`tool_layer`](Self::tool_layer)). A
+    /// layer's service is built once, here, and serves every request; a layer's failure is
+    /// answered with the JSON-RPC error [`error_object`](crate::middleware::error_object)
+    /// gives it, a panic in it with `-32603`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::middleware::{AccessLogLayer, RateLimitLayer, Quota};
+    ///
+    /// struct Svc;
+    ///
+    /// #[mcp::service(name = "svc", version = "1.0.0")]
+    /// impl Svc {
+    ///     /// Pings.
+    ///     pub fn ping(&self) -> String { "pong".into() }
+    /// }
+    ///
+    /// let server = mcp::Server::builder(Svc)
+    ///     .layer(AccessLogLayer::new())
+    ///     .layer(RateLimitLayer::per_caller(Quota::per_minute(60)))
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(30)))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::Error>(())
+    /// ```
+    pub fn layer(mut self, layer: impl super::McpLayer) -> Self {
+        self.layers.server.push(layer.into_wrap());
+        self
+    }
+
+    /// Wraps the calls of tool `tool` (`tools/call`, every round of a multi-round call) in
+    /// `layer`, after the server's layers and the ones added to this tool before (as
+    /// `#[tool(layer = ...)]` does). `build` fails when a service with fixed tools has no
+    /// tool of that name.
+    pub fn tool_layer(mut self, tool: impl Into<String>, layer: impl super::McpLayer) -> Self {
+        self.layers
+            .push(super::Target::Tool(tool.into()), layer.into_wrap());
+        self
+    }
+
+    /// Wraps the `prompts/get` of prompt `prompt` in `layer` (as
+    /// [`tool_layer`](Self::tool_layer) does for a tool).
+    pub fn prompt_layer(mut self, prompt: impl Into<String>, layer: impl super::McpLayer) -> Self {
+        self.layers
+            .push(super::Target::Prompt(prompt.into()), layer.into_wrap());
+        self
+    }
+
+    /// Wraps the `resources/read` of resource `uri` in `layer`; a URI template (with `{`)
+    /// wraps the reads of every URI it matches (as [`tool_layer`](Self::tool_layer) does
+    /// for a tool).
+    pub fn resource_layer(mut self, uri: impl Into<String>, layer: impl super::McpLayer) -> Self {
+        self.layers
+            .push(super::Target::Resource(uri.into()), layer.into_wrap());
+        self
+    }
+
     /// Checks the configuration and builds the server.
     pub fn build(self) -> Result<Server, Error> {
         let config = self.config;
@@ -508,30 +571,51 @@ impl ServerBuilder {
             honourable,
             server_info_meta.clone(),
         );
-        Ok(Server {
-            inner: Arc::new(Inner {
-                signer,
-                sessions,
-                streams,
-                hub,
-                features,
-                kind: self.handler.kind(),
-                legacy_shape,
-                handler: self.handler,
-                config,
-                header_decls,
-                decl_cache: std::sync::Mutex::new(None),
-                server_info_meta_raw: serde_json::value::to_raw_value(&server_info_meta)
-                    .map_err(|e| Error::Config(format!("cannot serialize the server info: {e}")))?,
-                server_info_meta,
-                capabilities,
-                discover,
-                tools_page: std::sync::OnceLock::new(),
-                legacy_tools_pages: Default::default(),
-                required_scopes,
-                #[cfg(feature = "oauth")]
-                guard,
+        if let Some(tools) = self.handler.static_tools() {
+            for (target, _) in &self.layers.targets {
+                if let super::Target::Tool(name) = target
+                    && !tools.iter().any(|t| t.name == *name)
+                {
+                    return Err(Error::Config(format!(
+                        "tool_layer: the service has no tool named {name:?}"
+                    )));
+                }
+            }
+        }
+        let server_info_meta_raw = serde_json::value::to_raw_value(&server_info_meta)
+            .map_err(|e| Error::Config(format!("cannot serialize the server info: {e}")))?;
+        let wraps = self.layers;
+        let mut failed = None;
+        // The layers hold the server weakly (the innermost `Next` serves it).
+        let inner = Arc::new_cyclic(|weak| Inner {
+            signer,
+            sessions,
+            streams,
+            hub,
+            features,
+            kind: self.handler.kind(),
+            legacy_shape,
+            handler: self.handler,
+            config,
+            header_decls,
+            decl_cache: std::sync::Mutex::new(None),
+            server_info_meta_raw,
+            server_info_meta,
+            capabilities,
+            discover,
+            tools_page: std::sync::OnceLock::new(),
+            legacy_tools_pages: Default::default(),
+            required_scopes,
+            #[cfg(feature = "oauth")]
+            guard,
+            layers: super::Layers::build(wraps, weak).unwrap_or_else(|e| {
+                failed = Some(e);
+                super::Layers::default()
             }),
-        })
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(Server { inner }),
+        }
     }
 }

@@ -13,6 +13,7 @@ mod context;
 mod elicit;
 mod features;
 mod input_checks;
+mod layer;
 mod legacy;
 mod params;
 mod reply;
@@ -46,6 +47,8 @@ pub use elicit::{
     ToolOutput, elicit_form, elicit_url, form_of,
 };
 pub use features::Features;
+pub(crate) use layer::{Layers, Target, Wraps};
+pub use layer::{McpLayer, Next, Refusal, error_object};
 pub use params::{Context, RequestMeta};
 pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,
@@ -53,7 +56,7 @@ pub(crate) use reply::{
 };
 pub(crate) use reply::{unsupported_version, write_reply};
 pub(crate) use request::Params;
-pub use request::{McpRequest, McpResponse};
+pub use request::{McpRequest, McpResponse, TransportKind};
 pub(crate) use serve::current_notifier;
 pub use service::AdvancedService;
 pub(crate) use service::{ServiceHandler, ServiceKind};
@@ -115,6 +118,8 @@ struct Inner {
     required_scopes: Option<Arc<[String]>>,
     #[cfg(feature = "oauth")]
     guard: Option<Arc<crate::auth::Guard>>,
+    /// The middleware: the server's layers and each tool's, prompt's and resource's.
+    layers: Layers,
 }
 
 impl std::fmt::Debug for Server {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::channel::ClientChannel;
 use super::{LogLevel, Reply};
-use crate::base::{AuthContext, Extensions};
+use crate::base::{AuthContext, Caller, Extensions};
 use crate::protocol::{
     CallToolParams, ClientCapabilities, Era, ErrorObject, Implementation, JsonObject, Request,
     RequestId,
@@ -72,6 +72,40 @@ pub struct McpRequest {
     pub(crate) requests: bool,
     /// The token the transport cancels the request with (`None`: the core makes one).
     pub(crate) cancel: Option<CancellationToken>,
+    /// The transport that carried the request.
+    pub(crate) transport: TransportKind,
+    /// The connection an anonymous caller is charged to (stdio, in-process).
+    pub(crate) connection: Option<Caller>,
+}
+
+/// The transport that carried a request: [`McpRequest::transport`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// Streamable HTTP.
+    Http,
+    /// stdio, or any reader/writer pair framed as stdio.
+    Stdio,
+    /// In the same process ([`Server::in_process`](crate::Server::in_process), or a request
+    /// built with [`McpRequest::new`] and handed to the server as a `tower::Service`).
+    InProcess,
+}
+
+impl TransportKind {
+    /// Its name in logs: `http`, `stdio` or `in-process`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Stdio => "stdio",
+            Self::InProcess => "in-process",
+        }
+    }
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl std::fmt::Debug for McpRequest {
@@ -82,13 +116,15 @@ impl std::fmt::Debug for McpRequest {
             .field("era", &self.era)
             .field("version", &self.version)
             .field("session", &self.session)
+            .field("transport", &self.transport)
             .finish_non_exhaustive()
     }
 }
 
 impl McpRequest {
     /// A request of `era` and `protocol_version` with nothing known about its client: no
-    /// declared capabilities, no caller, no session, no channel back, no extensions.
+    /// declared capabilities, no caller, no session, no channel back, no extensions; its
+    /// transport is [`TransportKind::InProcess`].
     pub fn new(request: Request, era: Era, protocol_version: &str) -> Self {
         Self {
             id: request.id,
@@ -105,6 +141,8 @@ impl McpRequest {
             channel: None,
             requests: false,
             cancel: None,
+            transport: TransportKind::InProcess,
+            connection: None,
         }
     }
 
@@ -131,6 +169,96 @@ impl McpRequest {
     /// The authenticated caller, if any.
     pub fn auth(&self) -> Option<&AuthContext> {
         self.auth.as_deref()
+    }
+
+    /// Who the request is charged to: the authenticated caller's identity, else the address
+    /// an anonymous HTTP caller connects from, else its stdio or in-process connection (see
+    /// [`Caller`]).
+    pub fn caller(&self) -> Caller {
+        let parts = self.extensions.get::<http::request::Parts>();
+        if self.auth.is_some() || parts.is_some() {
+            let owner = crate::session::identity::caller_identity(
+                self.auth.as_deref(),
+                parts.map(|p| &p.extensions),
+            );
+            if let Some(key) = owner.identity() {
+                return Caller::Identified(key.clone());
+            }
+        }
+        match (&self.connection, parts) {
+            (Some(connection), _) => connection.clone(),
+            (None, parts) => Caller::http(
+                None,
+                parts.and_then(|p| crate::base::peer_of(&p.extensions)),
+            ),
+        }
+    }
+
+    /// The transport that carried the request.
+    pub fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    /// The legacy session the request belongs to, if any.
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// What the request names within its method: the tool of a `tools/call`, the prompt of
+    /// a `prompts/get`, the URI of a `resources/read`, `resources/subscribe` or
+    /// `resources/unsubscribe`; `None` for other methods.
+    pub fn target(&self) -> Option<&str> {
+        match &self.params {
+            Params::Call(call) => Some(&call.name),
+            Params::Object(params) => {
+                let key = target_key(&self.method)?;
+                params.as_ref()?.get(key)?.as_str()
+            }
+        }
+    }
+
+    /// The arguments of a `tools/call` or a `prompts/get`, if it has any.
+    pub fn arguments(&self) -> Option<&JsonObject> {
+        match &self.params {
+            Params::Call(call) => call.arguments.as_ref(),
+            Params::Object(params) if has_arguments(&self.method) => {
+                params.as_ref()?.get("arguments")?.as_object()
+            }
+            Params::Object(_) => None,
+        }
+    }
+
+    /// The arguments of a `tools/call` or a `prompts/get`, to change (`None` for other
+    /// methods). An absent `arguments` becomes an empty object first.
+    pub fn arguments_mut(&mut self) -> Option<&mut JsonObject> {
+        if !has_arguments(&self.method) {
+            return None;
+        }
+        match &mut self.params {
+            Params::Call(call) => Some(call.arguments.get_or_insert_with(JsonObject::new)),
+            Params::Object(params) => {
+                let entry = params
+                    .get_or_insert_with(JsonObject::new)
+                    .entry("arguments")
+                    .or_insert_with(|| Value::Object(JsonObject::new()));
+                if !entry.is_object() {
+                    *entry = Value::Object(JsonObject::new());
+                }
+                entry.as_object_mut()
+            }
+        }
+    }
+
+    /// Whether the request continues a multi-round call: a modern `tools/call` that answers
+    /// an `input_required` result (it carries `inputResponses` or a `requestState`).
+    pub fn is_continuation(&self) -> bool {
+        match &self.params {
+            Params::Call(call) => call.input_responses.is_some() || call.request_state.is_some(),
+            Params::Object(Some(params)) if self.method == "tools/call" => {
+                params.contains_key("inputResponses") || params.contains_key("requestState")
+            }
+            Params::Object(_) => false,
+        }
     }
 
     /// The caller's identity: the one an authentication layer established.
@@ -195,6 +323,19 @@ impl McpRequest {
         self
     }
 
+    /// The transport that carried the request, and the connection an anonymous caller on it
+    /// is charged to (stdio, in-process).
+    #[must_use]
+    pub(crate) fn with_transport(
+        mut self,
+        transport: TransportKind,
+        connection: Option<Caller>,
+    ) -> Self {
+        self.transport = transport;
+        self.connection = connection;
+        self
+    }
+
     /// The token that cancels the request (the transport cancels it when the client does).
     #[must_use]
     pub(crate) fn with_cancel(mut self, cancel: CancellationToken) -> Self {
@@ -203,12 +344,52 @@ impl McpRequest {
     }
 }
 
+/// The params key that names a request's target ([`McpRequest::target`]).
+fn target_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some("uri"),
+        _ => None,
+    }
+}
+
+/// Whether a method's params carry `arguments`.
+fn has_arguments(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get")
+}
+
 /// What the core answers a request with: a result or an error. The messages sent before it
 /// went out on the request's channel.
 #[derive(Debug)]
 pub struct McpResponse(pub(crate) Reply);
 
 impl McpResponse {
+    /// A response with the result `result` (a layer that answers in the handler's place).
+    ///
+    /// # Errors
+    ///
+    /// When `result` does not serialize to JSON.
+    pub fn from_result(result: &impl serde::Serialize) -> Result<Self, serde_json::Error> {
+        let text = serde_json::to_string(result)?;
+        Ok(Self(Reply::Ok(super::JsonText::Owned(text))))
+    }
+
+    /// A response with the JSON-RPC error `error` (a layer that refuses the request).
+    pub fn from_error(error: ErrorObject) -> Self {
+        Self(Reply::in_band(error))
+    }
+
+    /// Whether the request failed (a JSON-RPC error).
+    pub fn is_error(&self) -> bool {
+        !matches!(self.0, Reply::Ok(_))
+    }
+
+    /// The result as a JSON value, to read or change (then answer
+    /// [`from_result`](Self::from_result) of it).
+    pub fn result_value(&self) -> Option<Value> {
+        serde_json::from_str(self.result()?).ok()
+    }
+
     /// The result's JSON text, if the request succeeded.
     pub fn result(&self) -> Option<&str> {
         match &self.0 {

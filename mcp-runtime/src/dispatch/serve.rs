@@ -49,11 +49,11 @@ pub(crate) fn current_notifier() -> Option<crate::notify::Notifier> {
 }
 
 impl Server {
-    /// Serves one request: builds the call's state (its channel back, cancellation and log
+    /// Serves one request past every layer: builds the call's state (its channel back, cancellation and log
     /// threshold) and the handler's [`RequestContext`] from it, and runs the method's handler
     /// in the call's scope. The future is boxed where it is created (it is kilobytes large),
     /// so the transport's wrappers around it move a pointer.
-    pub(crate) fn serve(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
+    pub(crate) fn serve_core(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
         let McpRequest {
             id: _,
             method,
@@ -69,6 +69,8 @@ impl Server {
             channel,
             requests,
             cancel,
+            transport: _,
+            connection: _,
         } = request;
         // Logs: a modern request's own level, else the legacy session's `logging/setLevel`
         // (every level until one is set, and on session-less legacy requests).

@@ -30,6 +30,15 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
     /// The protocol revision the request names is not served.
     pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+    /// A middleware concurrency limit or load shedding refused the request ("Server
+    /// overloaded"; this framework's, in the implementation-defined range).
+    pub const OVERLOADED: Self = Self(-32003);
+    /// A middleware deadline passed before the request was answered ("Request timed out";
+    /// this framework's).
+    pub const REQUEST_TIMEOUT: Self = Self(-32008);
+    /// A middleware rate limit refused the request ("Rate limit exceeded"; its `data` says
+    /// when to retry; this framework's).
+    pub const RATE_LIMITED: Self = Self(-32029);
     /// Legacy 2025-11-25 only: a URL elicitation is required.
     pub const URL_ELICITATION_REQUIRED: Self = Self(-32042);
 

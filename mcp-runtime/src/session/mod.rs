@@ -137,6 +137,14 @@ impl Owner {
         Self::structured(&["token", issuer, client, subject])
     }
 
+    /// The identity key of an identified caller (`None` for [`Owner::Anonymous`]).
+    pub(crate) fn identity(&self) -> Option<&Arc<str>> {
+        match self {
+            Self::Caller(key) => Some(key),
+            Self::Anonymous => None,
+        }
+    }
+
     /// A user authenticated by name (HTTP Basic).
     pub fn user(name: &str) -> Self {
         Self::structured(&["basic", name])

@@ -322,6 +322,11 @@ impl RedisStore {
         &self.prefix
     }
 
+    /// The store's connection (shared: clones multiplex one connection).
+    pub fn connection(&self) -> ConnectionManager {
+        self.conn.clone()
+    }
+
     fn session_prefix(&self) -> String {
         format!("{}:s:", self.prefix)
     }

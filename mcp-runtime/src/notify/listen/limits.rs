@@ -2,14 +2,10 @@
 //! settings), who a listener is charged to ([`Caller`]), and the `-32602` a listen over a
 //! bound gets ([`OverBound`]).
 
-use std::net::IpAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use serde_json::Value;
 
+pub(crate) use crate::base::Caller;
 use crate::protocol::{ErrorCode, ErrorObject};
-use crate::session::Owner;
 
 /// What keeping one URI of a filter costs besides its bytes (its place in the hash set and
 /// the allocator's rounding), in the bytes a listener is charged.
@@ -39,51 +35,6 @@ impl Default for Limits {
             bytes_per_caller: crate::notify::DEFAULT_MAX_LISTEN_BYTES_PER_CALLER,
             bytes: crate::notify::DEFAULT_MAX_LISTEN_BYTES,
         }
-    }
-}
-
-/// Who opened a listener, for the per-caller bounds.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Caller {
-    /// An authenticated caller: its [`Owner`] key (token issuer, client and subject, or
-    /// Basic user name).
-    Identified(Arc<str>),
-    /// An anonymous HTTP caller, by the address it connects from (an IPv6 address by its
-    /// /64 prefix, the block one host usually has; an IPv4-mapped address as IPv4).
-    Address(IpAddr),
-    /// A stdio connection (its number in this process).
-    Connection(u64),
-    /// Anonymous callers whose address is unknown (an app serving the endpoint without
-    /// `ConnectInfo`): one shared budget.
-    Anonymous,
-}
-
-impl Caller {
-    /// The caller of an HTTP request: its identity when it has one, else its address.
-    pub(crate) fn http(owner: &Owner, peer: Option<IpAddr>) -> Self {
-        match (owner, peer) {
-            (Owner::Caller(key), _) => Self::Identified(key.clone()),
-            (Owner::Anonymous, Some(ip)) => Self::Address(address_block(ip)),
-            (Owner::Anonymous, None) => Self::Anonymous,
-        }
-    }
-
-    /// A new stdio connection, unlike every other.
-    pub(crate) fn connection() -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        Self::Connection(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
-
-/// The block of addresses one anonymous caller is taken to have: an IPv4 address, or the
-/// /64 of an IPv6 address (a host can pick any address of its /64).
-fn address_block(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
-        },
     }
 }
 

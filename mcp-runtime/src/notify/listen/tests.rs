@@ -228,17 +228,20 @@ fn budgets_come_back_however_a_listener_ends() {
 
 #[test]
 fn callers_are_told_apart_by_identity_then_address_block() {
-    let v6 = |s: &str| Caller::http(&Owner::Anonymous, Some(s.parse().unwrap()));
+    let v6 = |s: &str| Caller::http(Owner::Anonymous.identity(), Some(s.parse().unwrap()));
     assert_eq!(v6("2001:db8::1"), v6("2001:db8::ffff:1"));
     assert_ne!(v6("2001:db8::1"), v6("2001:db8:0:1::1"));
     assert_eq!(v6("::ffff:192.0.2.7"), v6("192.0.2.7"));
     assert_ne!(v6("192.0.2.7"), v6("192.0.2.8"));
     let user = Owner::user("alice");
     assert_eq!(
-        Caller::http(&user, Some("192.0.2.7".parse().unwrap())),
-        Caller::http(&user, Some("192.0.2.8".parse().unwrap()))
+        Caller::http(user.identity(), Some("192.0.2.7".parse().unwrap())),
+        Caller::http(user.identity(), Some("192.0.2.8".parse().unwrap()))
     );
-    assert_eq!(Caller::http(&Owner::Anonymous, None), Caller::Anonymous);
+    assert_eq!(
+        Caller::http(Owner::Anonymous.identity(), None),
+        Caller::Anonymous
+    );
     assert_ne!(Caller::connection(), Caller::connection());
 }
 

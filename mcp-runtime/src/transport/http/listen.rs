@@ -51,11 +51,8 @@ fn frame(json: &str) -> Bytes {
 /// (as for legacy sessions), else its address (`ConnectInfo`, which
 /// [`HttpServer`](super::HttpServer) always gives).
 fn caller(parts: &http::request::Parts) -> Caller {
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| info.0.ip());
-    Caller::http(&super::session::owner_of(parts), peer)
+    let peer = crate::base::peer_of(&parts.extensions);
+    Caller::http(super::session::owner_of(parts).identity(), peer)
 }
 
 /// Serves one `subscriptions/listen` request whose envelope and headers were checked.

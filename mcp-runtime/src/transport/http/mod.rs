@@ -42,7 +42,9 @@ pub use service::{McpService, metadata_router, router};
 use tokio_util::sync::CancellationToken;
 pub use vhost::VirtualHosts;
 
-use crate::dispatch::{AuthContext, LogLevel, McpRequest, ProtocolMode, Reply, Server};
+use crate::dispatch::{
+    AuthContext, LogLevel, McpRequest, ProtocolMode, Reply, Server, TransportKind,
+};
 use crate::protocol::{
     CallToolParams, DEFAULT_LEGACY_HTTP_VERSION, Era, ErrorCode, ErrorObject, Message,
     RequestEnvelope, RequestId, ResponseId, serves_legacy_version,
@@ -313,7 +315,8 @@ async fn single_message(
                 )
                 .with_log_level(level)
                 .with_auth(parts.extensions.get::<AuthContext>().cloned())
-                .with_call_params(call);
+                .with_call_params(call)
+                .with_transport(TransportKind::Http, None);
             request.extensions_mut().insert_shared(parts.clone());
             outbound::serve(server, request, None, &parts).await
         }
@@ -429,7 +432,8 @@ fn legacy_request(
     let mut request = McpRequest::new(request, Era::Legacy, &version)
         .with_client(capabilities, None)
         .with_session(session)
-        .with_auth(parts.extensions.get::<AuthContext>().cloned());
+        .with_auth(parts.extensions.get::<AuthContext>().cloned())
+        .with_transport(TransportKind::Http, None);
     request.extensions_mut().insert_shared(parts.clone());
     request
 }

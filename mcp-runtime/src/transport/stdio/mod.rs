@@ -49,7 +49,9 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::base::frame::{self, Frame, FrameReader, Source};
-use crate::dispatch::{ClientChannel, LogLevel, McpRequest, ProtocolMode, Reply, Server};
+use crate::dispatch::{
+    ClientChannel, LogLevel, McpRequest, ProtocolMode, Reply, Server, TransportKind,
+};
 use crate::error::Error;
 use crate::notify::listen::Caller;
 use crate::protocol::{
@@ -231,10 +233,14 @@ pub(super) async fn serve(
     let (tx, rx) = mpsc::channel(OUTPUT_QUEUE);
     let finish = CancellationToken::new();
     let closed = CancellationToken::new();
+    let kind = match sink {
+        Sink::Pipe(_) => TransportKind::InProcess,
+        Sink::Async(_) | Sink::Thread(..) => TransportKind::Stdio,
+    };
     let writer = tokio::spawn(output::write_loop(rx, sink, finish.clone(), closed.clone()));
     let link = Arc::new(Link::new(tx));
     let permits = Arc::new(Semaphore::new(config.max_in_flight));
-    let mut conn = Connection::new(server, Arc::clone(&link), Arc::clone(&permits));
+    let mut conn = Connection::new(server, Arc::clone(&link), Arc::clone(&permits), kind);
     loop {
         let frame = tokio::select! {
             biased;
@@ -339,12 +345,14 @@ struct Connection {
     listens: Vec<tokio::task::AbortHandle>,
     /// A legacy connection's unsolicited notifications.
     unsolicited: Option<tokio::task::AbortHandle>,
-    /// The caller its listens are charged to: the connection.
+    /// The caller its listens and its anonymous requests are charged to: the connection.
     caller: Caller,
+    /// stdio, or in-process.
+    kind: TransportKind,
 }
 
 impl Connection {
-    fn new(server: Server, link: Arc<Link>, permits: Arc<Semaphore>) -> Self {
+    fn new(server: Server, link: Arc<Link>, permits: Arc<Semaphore>, kind: TransportKind) -> Self {
         Self {
             server,
             link,
@@ -353,6 +361,7 @@ impl Connection {
             listens: Vec::new(),
             unsolicited: None,
             caller: Caller::connection(),
+            kind,
         }
     }
 
@@ -515,7 +524,9 @@ impl Connection {
             Route::Legacy(state) => McpRequest::new(request, Era::Legacy, &state.version)
                 .with_client(Arc::clone(&state.capabilities), state.client_info.clone()),
         };
-        let core = core.with_call_params(call);
+        let core = core
+            .with_call_params(call)
+            .with_transport(self.kind, Some(self.caller.clone()));
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             return;
         };
@@ -571,7 +582,8 @@ impl Connection {
             .clone()
             .and_then(|p| serde_json::from_value::<InitializeParams>(Value::Object(p)).ok());
         let id = request.id.clone();
-        let core = McpRequest::new(request, Era::Legacy, LEGACY_VERSIONS[0]);
+        let core = McpRequest::new(request, Era::Legacy, LEGACY_VERSIONS[0])
+            .with_transport(self.kind, Some(self.caller.clone()));
         let reply = self.server.serve(core).await.into_reply();
         if let (Reply::Ok(_), Some(params)) = (&reply, params) {
             self.end_session().await;

@@ -9,17 +9,18 @@
 #![allow(missing_docs)]
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp::ToolOutput;
-use mcp::client::{Client, ClientConfig, ProtocolMode};
+use mcp::client::{Client, ClientConfig};
 use mcp::protocol::{ElicitRequest, ElicitResult, Era, Reference};
-use mcp::{Context, Implementation, LogLevel, SamplingMessage, SamplingRequest};
+use mcp::{Context, LogLevel, SamplingMessage, SamplingRequest};
 use serde_json::{Value, json};
 
 mod stream;
+
+use stream::{WIRES, Wire, every};
 
 struct Suite;
 
@@ -106,17 +107,6 @@ impl Suite {
     }
 }
 
-/// The transports under test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wire {
-    Http,
-    Stdio,
-    InProcess,
-}
-
-const WIRES: [Wire; 3] = [Wire::Http, Wire::Stdio, Wire::InProcess];
-const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
-
 /// What the client saw: its notifications, elicitation messages and sampling prompts.
 #[derive(Clone, Default)]
 struct Seen(Arc<Mutex<Vec<String>>>);
@@ -135,14 +125,9 @@ fn server() -> mcp::Server {
     mcp::Server::builder(Suite).build().unwrap()
 }
 
-fn config(era: Era, seen: &Seen) -> ClientConfig {
-    let mode = match era {
-        Era::Modern => ProtocolMode::Modern,
-        Era::Legacy => ProtocolMode::Legacy,
-    };
+fn config(seen: &Seen) -> ClientConfig {
     let (notes, asked, sampled) = (seen.clone(), seen.clone(), seen.clone());
     ClientConfig::new()
-        .protocol_mode(mode)
         .notification_handler(move |n| {
             if let Some((_, data)) = n.log() {
                 notes.push(format!("log {data}"));
@@ -176,39 +161,7 @@ fn config(era: Era, seen: &Seen) -> ClientConfig {
 
 /// A connected client of `server` over `wire`, in `era`.
 async fn connect(wire: Wire, era: Era, server: mcp::Server, seen: &Seen) -> Client {
-    let config = config(era, seen);
-    let client = match wire {
-        Wire::Http => {
-            let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
-            let app = mcp::transport::http::router("/mcp", server);
-            tokio::spawn(async move { listener.serve(app.into_make_service()).await });
-            Client::new(format!("http://{addr}/mcp"), config).unwrap()
-        }
-        Wire::Stdio => Client::in_process(stream::stdio_bridge(server), config).unwrap(),
-        Wire::InProcess => Client::in_process(server.in_process(), config).unwrap(),
-    };
-    let info = client
-        .connect(Implementation::new("suite-client", "1.0.0"))
-        .await
-        .unwrap_or_else(|e| panic!("{wire:?} {era:?}: connect: {e}"));
-    assert_eq!(info.era(), era, "{wire:?}");
-    client
-}
-
-/// Runs `test` for every transport and era, each bounded in time.
-async fn every<F, Fut>(test: F)
-where
-    F: Fn(Wire, Era) -> Fut,
-    Fut: Future<Output = ()>,
-{
-    for wire in WIRES {
-        for era in ERAS {
-            tokio::time::timeout(Duration::from_secs(20), test(wire, era))
-                .await
-                .unwrap_or_else(|_| panic!("{wire:?} {era:?}: no outcome within 20 s"));
-        }
-    }
+    stream::connect(wire, era, server, config(seen)).await
 }
 
 #[tokio::test]

@@ -306,7 +306,7 @@ enum Kind {
 
 impl Layers {
     /// Builds `wraps` around the server whose inner data `inner` will be.
-    pub(super) fn build(wraps: Wraps, inner: &Weak<Inner>) -> Result<Self, crate::Error> {
+    pub(super) fn build(wraps: Wraps, inner: &Weak<Inner>) -> Result<Self, crate::error::Error> {
         let mut layers = Self {
             server: chain(wraps.server, Hop::Targets(inner.clone())),
             ..Self::default()
@@ -320,7 +320,7 @@ impl Layers {
                 Target::Prompt(name) => (Kind::Prompt, name),
                 Target::Resource(uri) if uri.contains('{') => {
                     let template = UriTemplate::parse(&uri).map_err(|e| {
-                        crate::Error::Config(format!(
+                        crate::error::Error::Config(format!(
                             "resource_layer: {uri:?} is not a URI template: {e}"
                         ))
                     })?;

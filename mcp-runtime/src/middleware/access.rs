@@ -117,10 +117,10 @@ where
                 method = %entry.method,
                 target = %entry.target,
                 caller = %entry.caller,
-                era = if entry.era == Era::Modern { "modern" } else { "legacy" },
-                transport = entry.transport,
+                era = %if entry.era == Era::Modern { "modern" } else { "legacy" },
+                transport = %entry.transport,
                 continuation = entry.continuation,
-                outcome = if code == 0 { "ok" } else { "error" },
+                outcome = %if code == 0 { "ok" } else { "error" },
                 code,
                 duration_us = u64::try_from(entry.start.elapsed().as_micros()).unwrap_or(u64::MAX),
                 "request"

@@ -5,7 +5,11 @@
 //! server over stdio behind an in-process pipe end.
 #![allow(dead_code)]
 
+use std::future::Future;
 use std::time::Duration;
+
+use mcp::client::{Client, ClientConfig};
+use mcp::protocol::Era;
 
 use mcp::transport::in_process::{PipeEnd, pipe};
 use mcp::{ElicitAction, InputRequired, ToolOutput};
@@ -25,6 +29,59 @@ pub fn confirm_round(context: &mcp::Context) -> Result<ToolOutput<String>, mcp::
             Ok(ToolOutput::Done(format!("confirmed {ok}")))
         }
         Some(_) => Ok(ToolOutput::Done("declined".into())),
+    }
+}
+
+/// The transports a suite runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    Http,
+    Stdio,
+    InProcess,
+}
+
+pub const WIRES: [Wire; 3] = [Wire::Http, Wire::Stdio, Wire::InProcess];
+pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
+
+/// A client of `server` over `wire` with `config` (its protocol mode picks `era`),
+/// connected, its era checked.
+pub async fn connect(wire: Wire, era: Era, server: mcp::Server, config: ClientConfig) -> Client {
+    let mode = match era {
+        Era::Modern => mcp::client::ProtocolMode::Modern,
+        Era::Legacy => mcp::client::ProtocolMode::Legacy,
+    };
+    let config = config.protocol_mode(mode);
+    let client = match wire {
+        Wire::Http => {
+            let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let app = mcp::transport::http::router("/mcp", server);
+            tokio::spawn(async move { listener.serve(app.into_make_service()).await });
+            Client::new(format!("http://{addr}/mcp"), config).unwrap()
+        }
+        Wire::Stdio => Client::in_process(stdio_bridge(server), config).unwrap(),
+        Wire::InProcess => Client::in_process(server.in_process(), config).unwrap(),
+    };
+    let info = client
+        .connect(mcp::Implementation::new("suite-client", "1.0.0"))
+        .await
+        .unwrap_or_else(|e| panic!("{wire:?} {era:?}: connect: {e}"));
+    assert_eq!(info.era(), era, "{wire:?}");
+    client
+}
+
+/// Runs `test` for every transport and era, each bounded in time.
+pub async fn every<F, Fut>(test: F)
+where
+    F: Fn(Wire, Era) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    for wire in WIRES {
+        for era in ERAS {
+            tokio::time::timeout(Duration::from_secs(20), test(wire, era))
+                .await
+                .unwrap_or_else(|_| panic!("{wire:?} {era:?}: no outcome within 20 s"));
+        }
     }
 }
 

@@ -7,6 +7,11 @@
 //! `tools/call` of the `add` tool ([`mcp_examples::bench::Add`]) and a `server/discover`, all through
 //! `mcp::transport::http::router`, and the modern `tools/call` body through
 //! [`mcp_examples::bench::bare_router`]. Requests are built outside the timed section.
+//!
+//! The `middleware` group sends the modern `tools/call` through the same router with the stock
+//! layers on: an in-memory rate limit per caller that always serves, the same limit refusing
+//! every call (what a burst from one caller costs once its budget is spent), and the access
+//! log with its event disabled.
 
 // criterion_group! and criterion_main! generate undocumented public functions.
 #![allow(missing_docs)]
@@ -122,5 +127,57 @@ fn dispatch(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch);
+/// The `add` server behind `layer`, as a router.
+fn layered(layer: impl mcp::middleware::McpLayer) -> Router {
+    let server = mcp_examples::bench::server()
+        .layer(layer)
+        .build()
+        .expect("the add server builds");
+    mcp::transport::http::router("/mcp", server)
+}
+
+fn middleware(c: &mut Criterion) {
+    use mcp::middleware::{AccessLogLayer, Quota, RateLimitLayer};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let (plain, _) = routers();
+    let serving = layered(RateLimitLayer::per_caller(Quota::per_second(u32::MAX)));
+    let refusing = layered(RateLimitLayer::per_caller(Quota::per_hour(1)));
+    let logged = layered(AccessLogLayer::new());
+    runtime.block_on(async {
+        // Spend the refusing limit's budget, and check the others serve.
+        roundtrip(refusing.clone(), Kind::Modern.request("/mcp")).await;
+        let refused = roundtrip(refusing.clone(), Kind::Modern.request("/mcp")).await;
+        assert!(
+            refused.windows(6).any(|w| w == b"-32029"),
+            "{}",
+            String::from_utf8_lossy(&refused)
+        );
+        for router in [&serving, &logged] {
+            let body = roundtrip(router.clone(), Kind::Modern.request("/mcp")).await;
+            assert!(!body.windows(8).any(|w| w == b"\"error\":"));
+        }
+    });
+    let mut group = c.benchmark_group("middleware");
+    group.throughput(Throughput::Elements(1));
+    for (name, router) in [
+        ("no_layer", &plain),
+        ("rate_limit_memory_served", &serving),
+        ("rate_limit_memory_refused", &refusing),
+        ("access_log_disabled", &logged),
+    ] {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter_batched(
+                || (router.clone(), Kind::Modern.request::<Body>("/mcp")),
+                |(router, request)| async move { black_box(roundtrip(router, request).await) },
+                BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, middleware);
 criterion_main!(benches);

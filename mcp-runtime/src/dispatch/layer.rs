@@ -18,7 +18,6 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use serde_json::json;
-use tower::util::BoxService;
 use tower::{Service, ServiceExt as _};
 
 use super::request::{McpRequest, McpResponse};
@@ -63,7 +62,7 @@ impl Next {
     fn serve(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
         let server = |inner: &Weak<Inner>| inner.upgrade().map(|inner| Server { inner });
         match &self.hop {
-            Hop::Stack(stack) => stack.serve(request),
+            Hop::Stack(stack) => Arc::clone(stack).serve(request),
             Hop::Targets(inner) => match server(inner) {
                 Some(server) => server.serve_targeted(request),
                 None => gone(),
@@ -101,26 +100,43 @@ impl Service<McpRequest> for Next {
     }
 }
 
-/// A layer's service, built once: requests take its readiness and its `call` in turn.
-pub(crate) struct Stack {
-    service: tokio::sync::Mutex<BoxService<McpRequest, McpResponse, BoxError>>,
+/// A layer's service, built once, behind its type: requests take its readiness and its
+/// `call` in turn.
+pub(crate) type Stack = dyn Erased;
+
+/// A built layer's service whatever its type ([`StackOf`]).
+#[doc(hidden)]
+pub trait Erased: Send + Sync + 'static {
+    /// Serves `request` through the service: one box holds the whole call.
+    fn serve(self: Arc<Self>, request: McpRequest) -> BoxFuture<'static, McpResponse>;
 }
 
-impl Stack {
-    fn serve(self: &Arc<Self>, request: McpRequest) -> BoxFuture<'static, McpResponse> {
-        let stack = Arc::clone(self);
-        Box::pin(async move {
-            let served = AssertUnwindSafe(async move {
-                let response = {
-                    let mut service = stack.service.lock().await;
-                    match service.ready().await {
-                        Ok(ready) => ready.call(request),
-                        Err(error) => return refused(&error),
-                    }
-                };
-                response.await.unwrap_or_else(|error| refused(&error))
-            });
-            served.catch_unwind().await.unwrap_or_else(|panic| {
+/// A layer's service `S`, which requests take in turn.
+struct StackOf<S> {
+    service: tokio::sync::Mutex<S>,
+}
+
+impl<S> Erased for StackOf<S>
+where
+    S: Service<McpRequest, Response = McpResponse> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    fn serve(self: Arc<Self>, request: McpRequest) -> BoxFuture<'static, McpResponse> {
+        let served = AssertUnwindSafe(async move {
+            let response = {
+                let mut service = self.service.lock().await;
+                match service.ready().await {
+                    Ok(ready) => ready.call(request),
+                    Err(error) => return refused(&error.into()),
+                }
+            };
+            response
+                .await
+                .unwrap_or_else(|error| refused(&error.into()))
+        });
+        Box::pin(served.catch_unwind().map(|outcome| {
+            outcome.unwrap_or_else(|panic| {
                 let detail = panic
                     .downcast_ref::<&str>()
                     .map(|s| (*s).to_owned())
@@ -132,7 +148,7 @@ impl Stack {
                     "Internal error",
                 ))
             })
-        })
+        }))
     }
 }
 
@@ -222,7 +238,7 @@ impl Refusal {
 
 /// Makes a layer's service out of [`Next`]: what the builder keeps until `build`.
 #[doc(hidden)]
-pub type Wrap = Box<dyn FnOnce(Next) -> BoxService<McpRequest, McpResponse, BoxError> + Send>;
+pub type Wrap = Box<dyn FnOnce(Next) -> Arc<dyn Erased> + Send>;
 
 /// A layer that fits the server: a [`tower::Layer<Next>`] whose service answers an
 /// [`McpRequest`] with an [`McpResponse`], is `Send`, and fails (if it does) with an error
@@ -252,7 +268,11 @@ where
     <L::Service as Service<McpRequest>>::Future: Send + 'static,
 {
     fn into_wrap(self) -> Wrap {
-        Box::new(move |next| BoxService::new(self.layer(next).map_err(Into::into)))
+        Box::new(move |next| {
+            Arc::new(StackOf {
+                service: tokio::sync::Mutex::new(self.layer(next)),
+            })
+        })
     }
 }
 
@@ -366,9 +386,7 @@ fn chain(wraps: Vec<Wrap>, innermost: Hop) -> Option<Arc<Stack>> {
     let mut next = Next { hop: innermost };
     let mut outer = None;
     for wrap in wraps.into_iter().rev() {
-        let stack = Arc::new(Stack {
-            service: tokio::sync::Mutex::new(wrap(next)),
-        });
+        let stack = wrap(next);
         next = Next {
             hop: Hop::Stack(Arc::clone(&stack)),
         };
@@ -381,7 +399,7 @@ impl Server {
     /// Serves one request through the server's layers, if it has any, then the target's.
     pub(crate) fn serve(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
         match &self.inner.layers.server {
-            Some(stack) => stack.serve(request),
+            Some(stack) => Arc::clone(stack).serve(request),
             None => self.serve_targeted(request),
         }
     }
@@ -393,7 +411,7 @@ impl Server {
         if layers.has_targets()
             && let Some(stack) = layers.of(&request)
         {
-            return stack.serve(request);
+            return Arc::clone(stack).serve(request);
         }
         self.serve_core(request)
     }

@@ -160,7 +160,11 @@ impl<S> Layer<S> for RateLimitLayer {
     fn layer(&self, inner: S) -> RateLimit<S> {
         let backend = match &self.store {
             None => Backend::Memory(Arc::new(Memory {
-                limiter: governor::DefaultKeyedRateLimiter::keyed(self.quota.governor()),
+                limiter: governor::RateLimiter::dashmap_with_clock_and_hasher(
+                    self.quota.governor(),
+                    governor::clock::DefaultClock::default(),
+                    foldhash::fast::RandomState::default(),
+                ),
                 checks: AtomicU32::new(0),
             })),
             Some(store) => Backend::Store(Arc::new(Shared {
@@ -193,8 +197,16 @@ enum Backend {
     Store(Arc<Shared>),
 }
 
+/// governor's keyed GCRA over a concurrent map, hashed with foldhash (its seed random per
+/// process; the keys are callers' addresses and identities).
+type Limiter = governor::RateLimiter<
+    Caller,
+    governor::state::keyed::DashMapStateStore<Caller, foldhash::fast::RandomState>,
+    governor::clock::DefaultClock,
+>;
+
 struct Memory {
-    limiter: governor::DefaultKeyedRateLimiter<Caller>,
+    limiter: Limiter,
     /// Checks since the last sweep of idle callers.
     checks: AtomicU32,
 }

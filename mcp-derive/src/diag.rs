@@ -43,6 +43,9 @@ pub enum Code {
     Mcp307,
     /// A resource, prompt or completer method with an unusable signature.
     Mcp311,
+    /// An invalid middleware key value (`timeout`, `rate_limit`, `concurrency`,
+    /// `concurrency_per_caller`).
+    Mcp401,
 }
 
 impl Code {
@@ -65,6 +68,7 @@ impl Code {
             Self::Mcp305 => "MCP_305",
             Self::Mcp307 => "MCP_307",
             Self::Mcp311 => "MCP_311",
+            Self::Mcp401 => "MCP_401",
         }
     }
 }
@@ -144,7 +148,7 @@ mod tests {
 
     /// Every variant; the match in `every_variant_is_listed` fails to compile when one is
     /// added, so this list cannot fall behind.
-    const ALL: [Code; 16] = [
+    const ALL: [Code; 17] = [
         Code::Mcp201,
         Code::Mcp202,
         Code::Mcp208,
@@ -161,6 +165,7 @@ mod tests {
         Code::Mcp305,
         Code::Mcp307,
         Code::Mcp311,
+        Code::Mcp401,
     ];
 
     #[test]
@@ -183,6 +188,7 @@ mod tests {
                 Code::Mcp305 => 13,
                 Code::Mcp307 => 14,
                 Code::Mcp311 => 15,
+                Code::Mcp401 => 16,
             };
             assert_eq!(ALL[position], code);
         }

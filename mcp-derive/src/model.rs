@@ -1,7 +1,7 @@
 //! The model between syn and quote: plain data with spans. `expand` reads only this.
 
 use proc_macro2::Span;
-use syn::{Attribute, Ident, LitStr, Path, Type};
+use syn::{Attribute, Expr, Ident, LitStr, Path, Type};
 
 /// Protocol mode of a service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +156,8 @@ pub struct ResourceDef {
     pub priority: Option<f64>,
     /// Size in bytes.
     pub size: Option<u64>,
+    /// Its own layers (on its URI or template).
+    pub middleware: MiddlewareDef,
 }
 
 /// A `#[prompt]` method.
@@ -170,6 +172,8 @@ pub struct PromptDef {
     pub title: Option<String>,
     /// Description.
     pub description: Option<String>,
+    /// Its own layers.
+    pub middleware: MiddlewareDef,
 }
 
 /// A `#[complete(...)]` method.
@@ -234,6 +238,35 @@ pub struct ToolDef {
     pub cfg_attrs: Vec<Attribute>,
     /// Lint attributes of the method.
     pub lint_attrs: Vec<Attribute>,
+    /// Its own layers.
+    pub middleware: MiddlewareDef,
+}
+
+/// The layers of one tool, prompt or resource from its middleware keys, checked (MCP_401).
+/// The generated layers run outermost first in the order of the fields.
+#[derive(Default)]
+pub struct MiddlewareDef {
+    /// `rate_limit = "<n>/<unit>"`: `n` requests per period, and the period in seconds.
+    pub rate_limit: Option<(u32, u64)>,
+    /// `concurrency_per_caller = N`.
+    pub concurrency_per_caller: Option<usize>,
+    /// `concurrency = N`.
+    pub concurrency: Option<usize>,
+    /// `layer = <expr>`, in written order (checked by the compiler: MCP_402).
+    pub layers: Vec<Expr>,
+    /// `timeout = "..."`, in nanoseconds (innermost).
+    pub timeout_nanos: Option<u64>,
+}
+
+impl MiddlewareDef {
+    /// `true` when the method has no layer of its own.
+    pub fn is_empty(&self) -> bool {
+        self.rate_limit.is_none()
+            && self.concurrency_per_caller.is_none()
+            && self.concurrency.is_none()
+            && self.layers.is_empty()
+            && self.timeout_nanos.is_none()
+    }
 }
 
 /// A parameter of a tool or advanced method.

@@ -34,3 +34,11 @@ pub const RESOURCE: &str = "resource";
 pub const PROMPT: &str = "prompt";
 /// `#[complete(...)]` on a method.
 pub const COMPLETE: &str = "complete";
+/// `timeout = "30s"` on a tool, prompt or resource.
+pub const TIMEOUT: &str = "timeout";
+/// `rate_limit = "10/min"` on a tool, prompt or resource.
+pub const RATE_LIMIT: &str = "rate_limit";
+/// `concurrency = N` on a tool, prompt or resource.
+pub const CONCURRENCY: &str = "concurrency";
+/// `concurrency_per_caller = N` on a tool, prompt or resource.
+pub const CONCURRENCY_PER_CALLER: &str = "concurrency_per_caller";

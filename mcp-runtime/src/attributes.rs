@@ -10,6 +10,7 @@
 //! | `#[resource(...)]` | a method of a service: a resource or resource template | [`resource`] |
 //! | `#[prompt(...)]` | a method of a service: a prompt | [`prompt`] |
 //! | `#[complete(...)]` | a method of a service: a completer | [`complete`] |
+//! | `layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller` | keys of `#[tool]`, `#[prompt]` and `#[resource]`: the method's own middleware | [`middleware`] |
 //! | `#[derive(mcp::Form)]`, `#[form(...)]` | a struct or fieldless enum, its fields and variants | [`form`] |
 //!
 //! `#[tool]`, `#[argument]`, `#[http_header]`, `#[resource]`, `#[prompt]` and `#[complete]` are
@@ -21,7 +22,8 @@
 //! Conventions: strings are string literals (`name = "add"`), lists are bracketed
 //! (`scopes = ["files:read"]`), flags are bare (`advanced`, `skip`), groups are
 //! parenthesised (`session_limits(max_per_owner = 20)`), and a duration key names its unit
-//! (`idle_timeout_secs`, `ttl_secs`, `ttl_ms`) and takes an integer literal.
+//! (`idle_timeout_secs`, `ttl_secs`, `ttl_ms`) and takes an integer literal, except
+//! `timeout`, a string with its units (`timeout = "30s"`).
 
 #[doc = include_str!("../../docs/attributes/service.md")]
 pub mod service {}
@@ -46,3 +48,6 @@ pub mod prompt {}
 
 #[doc = include_str!("../../docs/attributes/complete.md")]
 pub mod complete {}
+
+#[doc = include_str!("../../docs/attributes/middleware.md")]
+pub mod middleware {}

@@ -53,13 +53,17 @@
 //! | [`MCP_310`] | A completer return type that is not completion values | trait bound ([`IntoCompletion`]) |
 //! | [`MCP_311`] | A resource, prompt or completer method with an unusable signature | syntactic |
 //! | [`MCP_312`] | A template variable whose type cannot be read from text | trait bound ([`TemplateVariable`](crate::TemplateVariable)) |
+//! | [`MCP_401`] | An invalid middleware key value (`timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`) | syntactic |
+//! | [`MCP_402`] | A `layer = ...` that does not fit an MCP server | trait bound ([`McpLayer`](crate::middleware::McpLayer)) |
 //! | [`MCP_WARNING_202`] | A required `mcp::Session` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::Session` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::Session` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_901`] | A `pub(crate)`/`pub(super)` method in a service impl, which is not a tool (the framework's own code) | deprecation warning |
 //!
 //! The codes from MCP_301 up are the framework's own rules for resource, prompt and
-//! completer methods, which the seed does not cover; they follow the same mechanisms.
+//! completer methods, which the seed does not cover; they follow the same mechanisms. The
+//! codes from MCP_401 up are those of the [middleware keys](crate::attributes::middleware)
+//! (`layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`).
 //!
 //! A macro cannot evaluate `#[cfg]`s. Rules that compare two methods (duplicate tool names,
 //! MCP_304, MCP_305, MCP_307) reason about them the same way for every kind: two methods
@@ -178,6 +182,12 @@ pub struct MCP_311;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_312.md")]
 pub struct MCP_312;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_401.md")]
+pub struct MCP_401;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_402.md")]
+pub struct MCP_402;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_202.md")]
 pub struct MCP_WARNING_202;

@@ -4,6 +4,7 @@ mod advanced;
 mod basic;
 mod checks;
 mod features;
+mod middleware;
 
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
@@ -168,12 +169,22 @@ fn basic_stub(svc: &ServiceDef) -> TokenStream {
     }
 }
 
-/// The builder of a basic service with the attribute's settings (`self` is the service).
+/// The builder of a basic service with the attribute's settings and the layers of its
+/// tools, prompts and resources (`self` is the service).
 pub fn config(svc: &ServiceDef) -> TokenStream {
     let k = &svc.krate;
     let info = info(svc);
     let settings = settings(svc);
-    quote!(#k::__private::builder(self, #info) #settings)
+    let builder = quote!(#k::__private::builder(self, #info) #settings);
+    let layers = middleware::statements(svc);
+    if layers.is_empty() {
+        return builder;
+    }
+    quote! {{
+        let __mcp_builder = #builder;
+        #layers
+        __mcp_builder
+    }}
 }
 
 /// The server's identity from the attribute: `name` and `version` (default: the crate's),

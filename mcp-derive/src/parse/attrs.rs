@@ -87,6 +87,9 @@ pub struct ToolAttr {
     pub scopes: Option<Vec<LitStr>>,
     /// `#[tool(skip)]`: a `pub` method that is not a tool.
     pub skip: Flag,
+    /// `layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`.
+    #[darling(flatten)]
+    pub middleware: MiddlewareArgs,
 }
 
 impl ToolAttr {
@@ -101,6 +104,37 @@ impl ToolAttr {
             || self.structured_output.is_some()
             || self.legacy_structured_output.is_some()
             || self.scopes.is_some()
+            || !self.middleware.is_empty()
+    }
+}
+
+/// The middleware keys shared by `#[tool]`, `#[prompt]` and `#[resource]`. Each value is
+/// kept as written: `parse::middleware` checks it (MCP_401), so that a value of the wrong
+/// kind gets a message naming the accepted ones.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct MiddlewareArgs {
+    /// `layer = <expr>`, in written order.
+    #[darling(multiple)]
+    pub layer: Vec<RawExpr>,
+    /// `timeout = "30s"`.
+    pub timeout: Option<RawExpr>,
+    /// `rate_limit = "10/min"`.
+    pub rate_limit: Option<RawExpr>,
+    /// `concurrency = 4`.
+    pub concurrency: Option<RawExpr>,
+    /// `concurrency_per_caller = 2`.
+    pub concurrency_per_caller: Option<RawExpr>,
+}
+
+impl MiddlewareArgs {
+    /// `true` when no middleware key is given.
+    pub fn is_empty(&self) -> bool {
+        self.layer.is_empty()
+            && self.timeout.is_none()
+            && self.rate_limit.is_none()
+            && self.concurrency.is_none()
+            && self.concurrency_per_caller.is_none()
     }
 }
 
@@ -127,6 +161,8 @@ pub struct ResourceAttr {
     pub mime_type: Option<LitStr>,
     pub annotations: Option<ResourceAnnotationsArgs>,
     pub size: Option<SpannedValue<u64>>,
+    #[darling(flatten)]
+    pub middleware: MiddlewareArgs,
 }
 
 /// `annotations(audience = ["user"], priority = 0.5)` of a resource.
@@ -144,6 +180,8 @@ pub struct PromptAttr {
     pub name: Option<LitStr>,
     pub title: Option<LitStr>,
     pub description: Option<LitStr>,
+    #[darling(flatten)]
+    pub middleware: MiddlewareArgs,
 }
 
 /// `#[complete(...)]`.

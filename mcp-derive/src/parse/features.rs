@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use syn::{ImplItemFn, Type};
 
 use super::attrs::{self, CompleteAttr, PromptAttr, ResourceAttr};
-use super::{params, return_type, types};
+use super::{middleware::middleware, params, return_type, types};
 use crate::diag::{Code, Ctxt, error, plain};
 use crate::doc;
 use crate::model::{CompleterDef, MethodDef, PromptDef, ResourceDef};
@@ -149,6 +149,7 @@ pub fn method(cx: &Ctxt, index: usize, method: &mut ImplItemFn, self_ty: &Type) 
             name_span,
             title: attr.title.map(|l| l.value()),
             description: attr.description.map(|l| l.value()).or(docs.description),
+            middleware: middleware(cx, attr.middleware),
         }));
     }
     let a = complete.first()?;
@@ -185,9 +186,11 @@ fn resource_def(
     cx: &Ctxt,
     span: Span,
     method: MethodDef,
-    attr: ResourceAttr,
+    mut attr: ResourceAttr,
     docs: doc::Docs,
 ) -> Option<ResourceDef> {
+    // Checked first, so its errors come with a bad URI's.
+    let middleware = middleware(cx, std::mem::take(&mut attr.middleware));
     let (uri, template) = match (attr.uri, attr.template) {
         (Some(u), None) => (u, false),
         (None, Some(t)) => (t, true),
@@ -280,6 +283,7 @@ fn resource_def(
         audience,
         priority,
         size: attr.size.map(|s| *s),
+        middleware,
     })
 }
 

@@ -5,6 +5,7 @@
 mod advanced;
 mod attrs;
 mod features;
+mod middleware;
 mod types;
 
 pub use types::lend;
@@ -241,7 +242,8 @@ impl syn::visit_mut::VisitMut for DeSelf<'_> {
     }
 }
 
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+/// `tokens` with every token (and group) spanned at `span`.
+pub fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|tt| match tt {
@@ -506,6 +508,7 @@ fn tool(cx: &Ctxt, index: usize, method: &mut ImplItemFn, attr: ToolAttr) -> Opt
         generic: types::has_type_generics(&method.sig),
         cfg_attrs: attrs::cfg_attrs(&method.attrs),
         lint_attrs: attrs::lint_attrs(&method.attrs),
+        middleware: middleware::middleware(cx, attr.middleware),
     })
 }
 

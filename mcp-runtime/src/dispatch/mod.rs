@@ -47,7 +47,7 @@ pub use elicit::{
     ToolOutput, elicit_form, elicit_url, form_of,
 };
 pub use features::Features;
-pub(crate) use layer::{Layers, Target, Wraps};
+pub(crate) use layer::{Layers, Target, Wrap, Wraps};
 pub use layer::{McpLayer, Next, Refusal, error_object};
 pub use params::{Context, RequestMeta};
 pub(crate) use reply::{

@@ -5,7 +5,8 @@
 //! ([`ServerBuilder::tool_layer`](crate::ServerBuilder::tool_layer),
 //! [`prompt_layer`](crate::ServerBuilder::prompt_layer),
 //! [`resource_layer`](crate::ServerBuilder::resource_layer), or on the method:
-//! `#[tool(layer = ..., timeout = "30s", rate_limit = "10/min", concurrency = 4)]`). It sees
+//! `#[tool(layer = ..., timeout = "30s", rate_limit = "10/min", concurrency = 4)]`, whose
+//! keys [`attributes::middleware`](crate::attributes::middleware) describes). It sees
 //! the typed [`McpRequest`](crate::McpRequest) — method, target, arguments, caller, era,
 //! session, transport, whether it continues a multi-round call — and the typed
 //! [`McpResponse`](crate::McpResponse); it may pass the request on, change it or the
@@ -18,7 +19,7 @@
 //!
 //! | layer | what it does | refusal |
 //! | --- | --- | --- |
-//! | [`RateLimitLayer`] | GCRA rate limit per caller or for all, in memory or shared through a [`RateStore`] (Redis: [`RedisRateStore`](crate::middleware::RedisRateStore), feature `redis`) | `-32029` `Rate limit exceeded`, `data.retryAfterMs` |
+//! | [`RateLimitLayer`] | GCRA rate limit per caller or for all, in memory or shared through a [`RateStore`] ([a Redis store](crate::middleware::RedisRateStore), feature `redis`) | `-32029` `Rate limit exceeded`, `data.retryAfterMs` |
 //! | [`ConcurrencyLimitLayer`] | requests in flight per caller or for all | `-32003` `Server overloaded`, `data.limit` |
 //! | [`DeadlineLayer`] | drops the handler's future at the deadline, as a cancellation does | `-32008` `Request timed out`, `data.timeoutMs` |
 //! | [`AccessLogLayer`] | one `tracing` event per request (target `mcp::access`) | — |

@@ -32,6 +32,19 @@ impl Quota {
             .then_some(Self { count, period })
     }
 
+    /// `count` requests per `period_secs` seconds, checked as [`new`](Self::new) checks
+    /// them, in a constant: the quota of `#[tool(rate_limit = "...")]`.
+    pub(crate) const fn from_secs(count: u32, period_secs: u64) -> Option<Self> {
+        let Some(count) = NonZeroU32::new(count) else {
+            return None;
+        };
+        let period = Duration::from_secs(period_secs);
+        if period.as_nanos() / count.get() as u128 == 0 {
+            return None;
+        }
+        Some(Self { count, period })
+    }
+
     /// `count` requests per second (at least 1).
     pub fn per_second(count: u32) -> Self {
         Self::of(count, Duration::from_secs(1))

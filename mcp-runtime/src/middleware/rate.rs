@@ -146,7 +146,7 @@ impl RateLimitLayer {
         self
     }
 
-    /// The bound on one store operation (default [`DEFAULT_STORE_TIMEOUT`], 250 ms).
+    /// The bound on one store operation (default 250 ms).
     #[must_use]
     pub fn store_timeout(mut self, timeout: Duration) -> Self {
         self.store_timeout = timeout;

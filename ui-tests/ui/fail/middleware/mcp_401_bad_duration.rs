@@ -1,0 +1,12 @@
+struct Svc;
+
+#[mcp::service(name = "svc")]
+impl Svc {
+    /// Searches.
+    #[tool(timeout = "30 parsecs")]
+    pub async fn search(&self, q: String) -> String {
+        q
+    }
+}
+
+fn main() {}

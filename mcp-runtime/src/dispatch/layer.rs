@@ -118,7 +118,8 @@ struct StackOf<S> {
 
 impl<S> Erased for StackOf<S>
 where
-    S: Service<McpRequest, Response = McpResponse> + Send + 'static,
+    S: Service<McpRequest> + Send + 'static,
+    S::Response: LayerResponse,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
@@ -131,9 +132,10 @@ where
                     Err(error) => return refused(&error.into()),
                 }
             };
-            response
-                .await
-                .unwrap_or_else(|error| refused(&error.into()))
+            match response.await {
+                Ok(response) => response.into_response(),
+                Err(error) => refused(&error.into()),
+            }
         });
         Box::pin(served.catch_unwind().map(|outcome| {
             outcome.unwrap_or_else(|panic| {
@@ -260,10 +262,31 @@ pub trait McpLayer: Send + 'static {
     fn into_wrap(self) -> Wrap;
 }
 
+/// What a layer's service may answer with: [`McpResponse`] only. A separate trait so that a
+/// service answering anything else is refused under `MCP_402` rather than with a bare type
+/// mismatch.
+#[diagnostic::on_unimplemented(
+    message = "MCP_402: a layer's service answers `{Self}`, not `mcp::McpResponse`",
+    label = "this layer's service does not answer `mcp::McpResponse`",
+    note = "a layer that fits an MCP server makes a `tower::Service<mcp::McpRequest, Response = mcp::McpResponse>`"
+)]
+pub trait LayerResponse: Send + 'static {
+    /// The response.
+    #[doc(hidden)]
+    fn into_response(self) -> McpResponse;
+}
+
+impl LayerResponse for McpResponse {
+    fn into_response(self) -> McpResponse {
+        self
+    }
+}
+
 impl<L> McpLayer for L
 where
     L: tower::Layer<Next> + Send + 'static,
-    L::Service: Service<McpRequest, Response = McpResponse> + Send + 'static,
+    L::Service: Service<McpRequest> + Send + 'static,
+    <L::Service as Service<McpRequest>>::Response: LayerResponse,
     <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
     <L::Service as Service<McpRequest>>::Future: Send + 'static,
 {

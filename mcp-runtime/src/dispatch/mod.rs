@@ -48,7 +48,7 @@ pub use elicit::{
 };
 pub use features::Features;
 pub(crate) use layer::{Layers, Target, Wrap, Wraps};
-pub use layer::{McpLayer, Next, Refusal, error_object};
+pub use layer::{LayerResponse, McpLayer, Next, Refusal, error_object};
 pub use params::{Context, RequestMeta};
 pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,

@@ -87,7 +87,7 @@ mod rate;
 #[cfg(feature = "redis")]
 mod redis;
 
-pub use crate::dispatch::{McpLayer, Next, Refusal, error_object};
+pub use crate::dispatch::{LayerResponse, McpLayer, Next, Refusal, error_object};
 pub use access::{AccessLog, AccessLogLayer};
 pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer};
 pub use deadline::{Deadline, DeadlineLayer};

@@ -11,8 +11,9 @@
 //!   control, two replicas with in-memory limits do serve `2N`);
 //! - a refusal is `-32029` `Rate limit exceeded` with a plausible `retryAfterMs` and
 //!   `retryAfter`, and the budget is back once `retryAfterMs` has passed;
-//! - two callers have separate budgets, a `total` limit one budget for all;
-//! - the key is `<prefix>:rl:<layer name>:<caller>` and expires;
+//! - two callers have separate budgets, a `total` limit one budget for all, and a
+//!   per-caller and a total limit of one name keep apart;
+//! - the key is `<prefix>:rl:<layer name>:<caller>` (`all` for a total) and expires;
 //! - when Redis stalls or goes away (behind a TCP proxy the test controls), `FailPolicy::Open`
 //!   serves and `FailPolicy::Closed` refuses with `-32029`, each call answered within the
 //!   store timeout plus slack, never hanging; when Redis is back, the limit works again.
@@ -362,7 +363,33 @@ async fn a_total_limit_is_one_budget_for_every_caller() {
         );
         assert_eq!(
             keys_under(&prefix).await,
-            [format!("{prefix}:rl:server:anonymous")]
+            [format!("{prefix}:rl:server:all")]
+        );
+        cleanup(&prefix).await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_per_caller_and_a_total_limit_of_one_name_keep_apart() {
+    bounded(async {
+        // Both layers are named `server` (the default). An anonymous caller's key must not
+        // be the total limit's, or one key would be charged with two quotas.
+        let prefix = unique_prefix("rate-scopes");
+        let store = store(&prefix).await;
+        let server = Server::builder(Replica { name: "a" })
+            .layer(RateLimitLayer::per_caller(Quota::per_minute(2)).shared(store.clone()))
+            .layer(RateLimitLayer::total(Quota::per_minute(100)).shared(store))
+            .build()
+            .unwrap();
+        let outcomes = alternate(&[&server], None, 3).await;
+        assert_eq!(served_by(&outcomes), ["a", "a"], "{outcomes:?}");
+        assert_eq!(
+            keys_under(&prefix).await,
+            [
+                format!("{prefix}:rl:server:all"),
+                format!("{prefix}:rl:server:anonymous")
+            ]
         );
         cleanup(&prefix).await;
     })

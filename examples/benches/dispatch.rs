@@ -148,6 +148,7 @@ fn rate_limit(c: &mut Criterion) {
         .expect("a tokio runtime");
     // So high it never refuses: every call pays the check.
     let limit = || RateLimitLayer::per_caller(Quota::per_second(1_000_000));
+    #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
     let mut cases = vec![
         ("none", runtime.block_on(in_process(None))),
         ("memory", runtime.block_on(in_process(Some(limit())))),

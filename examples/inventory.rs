@@ -10,15 +10,24 @@
 //! - `MCP_STATE_KEY`: the request-state signing key (at least 32 bytes), the same on every
 //!   replica so a modern `input_required` flow may continue on any of them;
 //! - `MCP_ALLOWED_HOSTS`: extra `Host` values to accept (comma-separated), such as the load
-//!   balancer's `host:port`.
+//!   balancer's `host:port`;
+//! - `MCP_RATE_LIMIT`: when set to a rate (`<n>/<sec|min|hour>`, e.g. `10/min`), each caller
+//!   (its IP address: behind a load balancer, the balancer's) may call tools that many times
+//!   per period; further calls are refused with JSON-RPC error `-32029` `Rate limit
+//!   exceeded` and `data.retryAfterMs`. With `MCP_REDIS_URL` the budget lives in that Redis
+//!   (under the session prefix), so all replicas charge one budget per caller; else each
+//!   replica counts in memory. A value that is not a rate stops the server at startup.
 //!
 //! `scripts/cluster.sh` starts Redis, two replicas and HAProxy in front of them.
 
+use mcp::middleware::RateLimitLayer;
 use mcp_examples::inventory::Inventory;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let name = std::env::var("MCP_REPLICA").unwrap_or_else(|_| "inventory".into());
+    #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
+    let mut limit = mcp_examples::rate::quota_from_env()?.map(RateLimitLayer::per_caller);
     let mut server = Inventory::new(name).builder();
     if let Ok(key) = std::env::var("MCP_STATE_KEY") {
         server = server.request_state_keys([key.into_bytes()]);
@@ -42,7 +51,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_prefix(prefix.clone());
         let bus =
             mcp::notify::RedisBus::connect_to_channel(&url, &format!("{prefix}:events")).await?;
+        // The rate limit shares the session store's connection and prefix.
+        limit = limit.map(|l| l.shared(mcp::middleware::RedisRateStore::sharing(&store)));
         server = server.session_store(Arc::new(store)).event_bus(bus);
+    }
+    if let Some(limit) = limit {
+        server = server.layer(mcp_examples::rate::tool_calls(limit));
     }
     mcp_examples::serve(server).await?;
     Ok(())

@@ -21,7 +21,9 @@
 //! (same arguments) instead of `add`: the tool-count rows of `scripts/scale.sh` call the last
 //! of `examples/scale_server.rs`'s generated tools. With `--arg-bytes N` it calls the `size`
 //! tool (`mcp_examples::bench::Size`, or `bare_axum` with `BARE_HANDLER=size`) with a text of
-//! N bytes.
+//! N bytes. With `--arguments JSON` (a JSON object) it passes those arguments instead: the
+//! cluster benchmarks call the inventory example's `echo` with
+//! `--tool echo --arguments '{"value":"hello, benchmark"}'`.
 //!
 //! With `--server-pid PID` (Linux) it also reads the server's CPU time from `/proc` at the
 //! start and end of the measured window and reports the server's CPU time per request, a
@@ -54,7 +56,7 @@ use mcp_examples::loadgen::{self, exchange};
 
 const USAGE: &str = "usage: load --url http://127.0.0.1:PORT/mcp \
 --kind modern|legacy|session|discover|list|legacy-list|bare \
-[--tool NAME] [--arg-bytes N] [--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
+[--tool NAME] [--arg-bytes N | --arguments JSON] [--concurrency N (32)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--threads N (CPUs)] \
 [--server-pid PID] [--requests N]";
 
 const WARMUP: u8 = 0;
@@ -74,6 +76,8 @@ struct Args {
     requests: Option<u64>,
     tool: Option<String>,
     arg_bytes: Option<usize>,
+    /// `--arguments`: the text of a JSON object.
+    arguments: Option<String>,
 }
 
 impl Args {
@@ -89,6 +93,7 @@ impl Args {
             requests: None,
             tool: None,
             arg_bytes: None,
+            arguments: None,
         };
         let mut it = std::env::args().skip(1);
         while let Some(arg) = it.next() {
@@ -144,6 +149,11 @@ impl Args {
                 "--arg-bytes" => {
                     args.arg_bytes = Some(value.parse().map_err(|_| bad("expected bytes"))?);
                 }
+                "--arguments" => {
+                    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&value)
+                        .map_err(|_| bad("expected a JSON object"))?;
+                    args.arguments = Some(value);
+                }
                 "--warmup" | "-w" => {
                     args.warmup = seconds(&value).ok_or_else(|| bad("expected seconds"))?;
                 }
@@ -153,13 +163,23 @@ impl Args {
         if args.url.is_empty() {
             return Err("--url is required".into());
         }
-        if (args.tool.is_some() || args.arg_bytes.is_some()) && !args.kind.is_call() {
+        if args.arg_bytes.is_some() && args.arguments.is_some() {
+            return Err("--arg-bytes and --arguments exclude each other".into());
+        }
+        if args.changes_the_call() && !args.kind.is_call() {
             return Err(format!(
-                "--tool and --arg-bytes apply to the call kinds, not {}",
+                "--tool, --arg-bytes and --arguments apply to the call kinds, not {}",
                 args.kind.name()
             ));
         }
         Ok(args)
+    }
+}
+
+impl Args {
+    /// Whether the call is not the fixture's (`add` with `{"a":2,"b":3}`).
+    fn changes_the_call(&self) -> bool {
+        self.tool.is_some() || self.arg_bytes.is_some() || self.arguments.is_some()
     }
 }
 
@@ -195,20 +215,21 @@ impl Target {
             );
         }
         let mut body = Bytes::from_static(kind.body().as_bytes());
-        if args.tool.is_some() || args.arg_bytes.is_some() {
+        if args.changes_the_call() {
             let default = if args.arg_bytes.is_some() {
                 "size"
             } else {
                 "add"
             };
             let tool = args.tool.as_deref().unwrap_or(default);
-            let arguments = args.arg_bytes.map_or_else(
-                || r#"{"a":2,"b":3}"#.to_owned(),
-                mcp_examples::bench::size_arguments,
-            );
+            let arguments = match (&args.arguments, args.arg_bytes) {
+                (Some(arguments), _) => arguments.clone(),
+                (None, Some(bytes)) => mcp_examples::bench::size_arguments(bytes),
+                (None, None) => r#"{"a":2,"b":3}"#.to_owned(),
+            };
             let call = kind
                 .call_body(tool, &arguments)
-                .ok_or("--tool and --arg-bytes apply to the call kinds")?;
+                .ok_or("--tool, --arg-bytes and --arguments apply to the call kinds")?;
             body = Bytes::from(call);
             if headers.contains_key("mcp-name") {
                 let name = HeaderValue::from_str(tool).map_err(|e| format!("--tool: {e}"))?;

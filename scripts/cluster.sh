@@ -7,6 +7,10 @@
 #   MCP_CLUSTER_BIN=path scripts/cluster.sh   uses that inventory binary instead
 #   MCP_CLUSTER_LOGS=dir                      keeps every process's log in dir
 #   MCP_CLUSTER_REPLICAS=1                    one replica behind HAProxy (benchmarks)
+#   MCP_RATE_LIMIT=5/min                      the replicas' per-caller limit of tool calls,
+#                                             one budget per caller in the Redis they share
+#                                             (anonymous callers are keyed by address: behind
+#                                             HAProxy they all share HAProxy's)
 #
 # Prints, once everything accepts connections:
 #   redis   redis://127.0.0.1:<port>
@@ -103,6 +107,7 @@ esac
 for name in "${names[@]}"; do
     MCP_ADDR=127.0.0.1:0 MCP_REPLICA="$name" MCP_REDIS_URL="$redis_url" \
         MCP_REDIS_PREFIX=mcp-cluster MCP_STATE_KEY="$state_key" \
+        MCP_RATE_LIMIT="${MCP_RATE_LIMIT:-}" \
         MCP_ALLOWED_HOSTS="127.0.0.1:$front,localhost:$front" RUST_LOG="${RUST_LOG:-warn}" \
         "$bin" >"$dir/$name.out" 2>"$dir/$name.err" &
     pid=$!

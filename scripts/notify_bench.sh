@@ -45,6 +45,7 @@ for replicas in 1 2; do
         exit 1
     fi
     line=$(target/release/examples/load --url "$url" --kind modern --concurrency "$concurrency" \
+        --tool echo --arguments '{"value":"hello, benchmark"}' \
         --duration "$duration" --warmup 2 | grep '^{' || true)
     python3 - "$replicas" "$line" <<'PY'
 import json, sys

@@ -12,6 +12,12 @@
 //! layers on: an in-memory rate limit per caller that always serves, the same limit refusing
 //! every call (what a burst from one caller costs once its budget is spent), and the access
 //! log with its event disabled.
+//!
+//! The `rate_limit` group times the modern `tools/call` through the in-process transport
+//! without a rate limit, behind `RateLimitLayer::per_caller(1000000/sec)` in memory, and —
+//! built with `--features redis` and `MCP_REDIS_URL` set — the same limit shared through
+//! that Redis (`RedisRateStore`: one script round trip per call): `MCP_REDIS_URL=redis://…
+//! cargo bench -p mcp-examples --features redis --bench dispatch -- rate_limit`.
 
 // criterion_group! and criterion_main! generate undocumented public functions.
 #![allow(missing_docs)]
@@ -179,5 +185,70 @@ fn middleware(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, middleware);
+/// A server of `add` on the in-process transport, behind `limit` if any.
+async fn in_process(
+    limit: Option<mcp::middleware::RateLimitLayer>,
+) -> mcp::transport::in_process::PipeEnd {
+    let mut server = mcp_examples::bench::server();
+    if let Some(limit) = limit {
+        server = server.layer(limit);
+    }
+    server.build().expect("the add server builds").in_process()
+}
+
+fn rate_limit(c: &mut Criterion) {
+    use mcp::middleware::{Quota, RateLimitLayer};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    // So high it never refuses: every call pays the check.
+    let limit = || RateLimitLayer::per_caller(Quota::per_second(1_000_000));
+    #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
+    let mut cases = vec![
+        ("none", runtime.block_on(in_process(None))),
+        ("memory", runtime.block_on(in_process(Some(limit())))),
+    ];
+    #[cfg(feature = "redis")]
+    if let Ok(url) = std::env::var("MCP_REDIS_URL") {
+        let end = runtime.block_on(async {
+            let store = mcp::middleware::RedisRateStore::connect(&url)
+                .await
+                .expect("MCP_REDIS_URL is reachable")
+                .with_prefix(format!("mcp-bench:{}", std::process::id()));
+            in_process(Some(limit().shared(store))).await
+        });
+        cases.push(("redis", end));
+    }
+
+    let mut group = c.benchmark_group("rate_limit");
+    group.throughput(Throughput::Elements(1));
+    for (name, end) in cases {
+        let end = std::sync::Arc::new(tokio::sync::Mutex::new(end));
+        runtime.block_on(async {
+            let mut end = end.lock().await;
+            end.send(mcp_examples::bench::ADD_MODERN.to_owned())
+                .await
+                .expect("served");
+            let answer = end.recv().await.expect("answered");
+            assert!(answer.contains(r#""sum":5"#), "{name}: {answer}");
+        });
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| {
+                let end = end.clone();
+                async move {
+                    let mut end = end.lock().await;
+                    end.send(mcp_examples::bench::ADD_MODERN.to_owned())
+                        .await
+                        .expect("served");
+                    black_box(end.recv().await.expect("answered"))
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, middleware, rate_limit);
 criterion_main!(benches);

@@ -19,6 +19,7 @@ pub mod llm_loop;
 pub mod loadgen;
 pub mod notes;
 pub mod oauth_cli;
+pub mod rate;
 pub mod shopping_cart;
 pub mod table_booking;
 pub mod weather;

@@ -11,6 +11,14 @@
 //!   `input_required` round continues on the other replica (shared request-state key);
 //! - then replica `a` is killed: the session goes on, served by `b`, its counter intact.
 //!
+//! A second cluster, started with `MCP_RATE_LIMIT=5/hour` (the replicas' per-caller limit of
+//! tool calls, one budget in Redis; behind HAProxy every anonymous caller is HAProxy's
+//! address, so the peer is one caller): the TypeScript v2 client (`interop/rate.mjs`) calls
+//! ten times through HAProxy and gets exactly five answers, from both replicas, then five
+//! `ProtocolError`s with code `-32029` and `data.retryAfterMs`; the v1 SDK's client then
+//! gets `McpError`s with the same code and data; both replicas logged refusals. The
+//! clusters run one at a time.
+//!
 //! Needs redis-server, haproxy (Debian packages) and `npm ci` in `interop/`; fails, never
 //! skips, without them. Built with `--features mcp-examples/redis` (the replicas need it).
 
@@ -33,14 +41,22 @@ struct Cluster {
     logs: std::path::PathBuf,
 }
 
+/// One cluster at a time: two would share the two cores, and the notification scenarios
+/// time their notifications.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 impl Cluster {
-    async fn start() -> Self {
-        let logs = std::env::temp_dir().join(format!("mcp-cluster-{}", std::process::id()));
+    /// Starts the cluster `name` (its logs' directory) with `env` added to the script's
+    /// environment (passed on to the replicas).
+    async fn start(name: &str, env: &[(&str, &str)]) -> Self {
+        let logs = std::env::temp_dir().join(format!("mcp-cluster-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&logs);
         let mut child = Command::new(repo_root().join("scripts/cluster.sh"))
             .env("MCP_CLUSTER_BIN", example_binary("inventory"))
             .env("MCP_CLUSTER_LOGS", &logs)
             .env("RUST_LOG", "warn,mcp::notify=debug")
+            .env_remove("MCP_RATE_LIMIT")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -112,6 +128,14 @@ impl Drop for Cluster {
             let _ = std::process::Command::new("kill")
                 .args(["-TERM", &pid.to_string()])
                 .status();
+            // The script stops what it started on SIGTERM: wait for it (10 s at most), or
+            // `kill_on_drop`'s SIGKILL, which it cannot trap, would leave Redis, HAProxy and
+            // the replicas running.
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while std::time::Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None))
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
         let _ = std::fs::remove_dir_all(&self.logs);
     }
@@ -229,7 +253,8 @@ fn counts(peer: &Peer) -> Vec<(i64, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replicas_behind_round_robin_haproxy_behave_as_one_server() {
-    let cluster = Cluster::start().await;
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let cluster = Cluster::start("notify", &[]).await;
 
     let mut legacy = Peer::start(&cluster.url, "legacy");
     legacy.read_until("paused").await;
@@ -295,4 +320,101 @@ async fn replicas_behind_round_robin_haproxy_behave_as_one_server() {
         .collect();
     assert_eq!(replicas.len(), 4);
     assert!(replicas.iter().all(|r| *r == "b"), "{replicas:?}");
+}
+
+/// Runs `interop/rate.mjs <url> <args>` to its end; its events.
+async fn rate_peer(url: &str, args: &[&str]) -> Vec<Value> {
+    let output = Command::new(node())
+        .arg("rate.mjs")
+        .arg(url)
+        .args(args)
+        .current_dir(interop_dir())
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(60), output)
+        .await
+        .expect("rate.mjs ends within 60 s")
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "rate.mjs {args:?} failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// Checks a refusal event: the SDK's protocol error `class`, code `-32029`, and a
+/// `retryAfterMs` of about one interval of `5/hour` (12 min).
+fn check_refusal(event: &Value, class: &str) {
+    assert_eq!(event["class"], class, "{event}");
+    assert_eq!(event["protocolError"], true, "{event}");
+    assert_eq!(event["code"], -32029, "{event}");
+    assert!(
+        event["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("Rate limit exceeded")),
+        "{event}"
+    );
+    let ms = event["data"]["retryAfterMs"]
+        .as_u64()
+        .expect("retryAfterMs");
+    assert!((660_000..=720_000).contains(&ms), "{event}");
+    assert_eq!(event["data"]["retryAfter"], ms.div_ceil(1000), "{event}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limited_caller_gets_its_budget_across_both_replicas_not_twice_it() {
+    const N: usize = 5;
+    let _alone = ONE_AT_A_TIME.lock().await;
+    // 5 an hour: no call's budget comes back while the test runs.
+    let cluster = Cluster::start(
+        "rate",
+        &[
+            ("MCP_RATE_LIMIT", "5/hour"),
+            ("RUST_LOG", "warn,mcp::middleware=debug"),
+        ],
+    )
+    .await;
+
+    let events = rate_peer(&cluster.url, &["--calls", "10", "--mode", "modern"]).await;
+    let served: Vec<&Value> = events.iter().filter(|e| e["event"] == "served").collect();
+    let refused: Vec<&Value> = events.iter().filter(|e| e["event"] == "refused").collect();
+    assert_eq!(served.len(), N, "exactly N calls in all: {events:#?}");
+    assert_eq!(refused.len(), N, "{events:#?}");
+    assert!(
+        served.iter().zip(0..).all(|(e, i)| e["call"] == i),
+        "the first N calls were served: {events:#?}"
+    );
+    for replica in ["a", "b"] {
+        assert!(
+            served.iter().any(|e| e["replica"] == replica),
+            "replica {replica} served some of the calls: {events:#?}"
+        );
+    }
+    for event in &refused {
+        check_refusal(event, "ProtocolError");
+    }
+
+    // The v1 SDK's client, in a legacy session: the budget is spent.
+    let events = rate_peer(&cluster.url, &["--calls", "2", "--mode", "legacy", "--v1"]).await;
+    let refused: Vec<&Value> = events.iter().filter(|e| e["event"] == "refused").collect();
+    assert_eq!(refused.len(), 2, "{events:#?}");
+    for event in &refused {
+        check_refusal(event, "McpError");
+    }
+
+    // Both replicas refused calls: each charged the one budget in Redis.
+    for replica in ["a", "b"] {
+        assert!(
+            cluster.log(replica).contains("rate limit exceeded"),
+            "replica {replica} refused some of the calls:\n{}",
+            cluster.log(replica)
+        );
+    }
 }

@@ -1,7 +1,9 @@
 //! Smoke test of the built example binaries (`cargo test` builds the examples into
 //! `target/<profile>/examples/`): each one started the way scripts start it
 //! (`MCP_ADDR=127.0.0.1:0`) prints `listening http://<addr>/mcp`, answers a real HTTP
-//! `initialize` on that address, and exits with status 0 on SIGTERM.
+//! `initialize` on that address, and exits with status 0 on SIGTERM. `weather` with
+//! `MCP_RATE_LIMIT` refuses the tool calls beyond it with `-32029`, and does not start with a
+//! value that is not a rate.
 
 mod interop_support;
 
@@ -223,4 +225,101 @@ fn table_booking_binary_serves_and_exits_cleanly_on_sigterm() {
 #[test]
 fn calendar_connect_binary_serves_and_exits_cleanly_on_sigterm() {
     smoke("calendar_connect", "calendar");
+}
+
+/// Starts example `name` with `MCP_ADDR=127.0.0.1:0` and `env`; its address once it listens.
+fn start(name: &str, env: &[(&str, &str)]) -> (Running, SocketAddr) {
+    let binary = interop_support::example_binary(name);
+    let mut child = Running(
+        Command::new(&binary)
+            .env("MCP_ADDR", "127.0.0.1:0")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display())),
+    );
+    let stdout = child.0.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let _ = tx.send(lines.next());
+        for _ in lines {}
+    });
+    let line = match rx.recv_timeout(STARTUP) {
+        Ok(Some(Ok(line))) => line,
+        other => panic!("{name}: no `listening` line within {STARTUP:?}: {other:?}"),
+    };
+    let addr = line
+        .strip_prefix("listening http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"));
+    (child, addr)
+}
+
+/// One sessionless legacy `tools/call` POST over a plain TCP connection; the JSON-RPC
+/// response.
+fn call_tool(addr: SocketAddr, tool: &str, arguments: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}
+    })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).expect("connect to the example");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    stream.write_all(request.as_bytes()).expect("send request");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("read the response");
+    let (_, body) = response
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP header/body separator in {response:?}"));
+    serde_json::from_str(body)
+        .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {response:?}"))
+}
+
+#[test]
+fn weather_binary_with_a_rate_limit_refuses_the_calls_beyond_it() {
+    let (_child, addr) = start("weather", &[("MCP_RATE_LIMIT", "2/min")]);
+    let city = json!({"city": "Lisbon"});
+    for _ in 0..2 {
+        let answer = call_tool(addr, "get_current_weather", city.clone());
+        assert!(answer["result"]["content"].is_array(), "{answer}");
+    }
+    let refused = call_tool(addr, "get_current_weather", city);
+    assert_eq!(refused["error"]["code"], -32029, "{refused}");
+    assert_eq!(refused["error"]["message"], "Rate limit exceeded");
+    let ms = refused["error"]["data"]["retryAfterMs"].as_u64().unwrap();
+    assert!(ms > 0 && ms <= 30_000, "{refused}");
+    // Only tool calls are charged: the handshake still works.
+    let (status, body, _) = initialize(addr);
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+}
+
+#[test]
+fn weather_binary_refuses_to_start_with_a_bad_rate_limit() {
+    let output = Command::new(interop_support::example_binary("weather"))
+        .env("MCP_ADDR", "127.0.0.1:0")
+        .env("MCP_RATE_LIMIT", "often")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run weather");
+    assert!(!output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(r#"MCP_RATE_LIMIT: "often" is not a rate such as "10/min""#),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("listening"));
 }

@@ -204,9 +204,21 @@ impl Refusal {
         Self { error }
     }
 
-    /// `-32029` `Rate limit exceeded`: try again after `retry_after`.
+    /// `-32029` `Rate limit exceeded`: try again after `retry_after`, in whole milliseconds
+    /// rounded up (a client that waits `retryAfterMs` is never early).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::middleware::Refusal;
+    ///
+    /// let refusal = Refusal::rate_limited(Duration::from_micros(400));
+    /// assert_eq!(refusal.retry_after(), Some(Duration::from_millis(1)));
+    /// let data = refusal.error.data.unwrap();
+    /// assert_eq!(data["retryAfterMs"], 1);
+    /// assert_eq!(data["retryAfter"], 1);
+    /// ```
     pub fn rate_limited(retry_after: Duration) -> Self {
-        let ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX);
+        let ms = u64::try_from(retry_after.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
         let data = json!({"retryAfterMs": ms, "retryAfter": ms.div_ceil(1000)});
         Self::new(ErrorObject::new(ErrorCode::RATE_LIMITED, "Rate limit exceeded").with_data(data))
     }

@@ -47,8 +47,8 @@ pub use elicit::{
     ToolOutput, elicit_form, elicit_url, form_of,
 };
 pub use features::Features;
-pub(crate) use layer::{Layers, Target, Wrap, Wraps};
 pub use layer::{LayerResponse, McpLayer, Next, Refusal, error_object};
+pub(crate) use layer::{Layers, Target, Wrap, Wraps};
 pub use params::{Context, RequestMeta};
 pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,

@@ -124,8 +124,10 @@ impl RateLimitLayer {
     }
 
     /// Names the budget in a shared store (default `server`; `#[tool(rate_limit = ...)]`
-    /// names it `tool:<name>`): two layers with the same name and quota share a budget
-    /// across replicas, two names never do.
+    /// names it `tool:<name>`): the store keeps a per-caller budget under
+    /// `<name>:<caller>` and a total one under `<name>:all`. Two layers with the same name,
+    /// scope and quota share a budget across replicas, two names never do: give two
+    /// per-caller (or two total) limits of one server different names.
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into().into();
@@ -171,6 +173,7 @@ impl<S> Layer<S> for RateLimitLayer {
                 store: Arc::clone(store),
                 quota: self.quota,
                 prefix: format!("{}:", self.name),
+                scope: self.scope,
                 fail: self.fail,
                 timeout: self.store_timeout,
             })),
@@ -233,14 +236,24 @@ impl Memory {
 struct Shared {
     store: Arc<dyn RateStore>,
     quota: Quota,
+    /// `<layer name>:`.
     prefix: String,
+    scope: Scope,
     fail: FailPolicy,
     timeout: Duration,
 }
 
 impl Shared {
+    /// Takes one request from the budget of `caller` (of everyone, for a total limit) in the
+    /// store: `Some(wait)` when refused, or when the store fails and the policy is closed.
     async fn acquire(&self, caller: &Caller) -> Option<Duration> {
-        let key = format!("{}{caller}", self.prefix);
+        // A total limit's key is `<name>:all`, which no caller's key (`id:`, `ip:`, `conn:`,
+        // `anonymous`) can be: a per-caller limit and a total one of the same name (both
+        // `server` unless named) never charge one key with two quotas.
+        let key = match self.scope {
+            Scope::PerCaller => format!("{}{caller}", self.prefix),
+            Scope::Total => format!("{}all", self.prefix),
+        };
         let outcome =
             tokio::time::timeout(self.timeout, self.store.acquire(&key, self.quota)).await;
         let failure = match outcome {

@@ -32,7 +32,10 @@ return -1
 /// clock, so replicas' clocks need not agree). A key lives as long as its budget takes to
 /// come back, then expires.
 ///
-/// Keys: `<prefix>:rl:<layer name>:<caller>` (the prefix is `mcp` unless set).
+/// Keys: `<prefix>:rl:<layer name>:<caller>`, `<prefix>:rl:<layer name>:all` for a
+/// [`total`](super::RateLimitLayer::total) limit (the prefix is `mcp` unless set). Times
+/// are counted in whole microseconds: a quota's interval (`period / count`) is rounded down
+/// to one, and at least one (a quota of more than a million a second is a million a second).
 ///
 /// ```no_run
 /// use mcp::middleware::{Quota, RateLimitLayer, RedisRateStore};
@@ -100,7 +103,9 @@ impl RateStore for RedisRateStore {
         quota: Quota,
     ) -> BoxFuture<'a, Result<Option<std::time::Duration>, BoxError>> {
         Box::pin(async move {
-            let interval = u64::try_from(quota.interval().as_micros()).unwrap_or(u64::MAX);
+            let interval = u64::try_from(quota.interval().as_micros())
+                .unwrap_or(u64::MAX)
+                .max(1);
             let tolerance = interval.saturating_mul(u64::from(quota.count() - 1));
             let mut conn = self.conn.clone();
             let wait: i64 = self

@@ -131,7 +131,7 @@ fn main() {
     let router = if kind == Kind::Bare {
         bare_router("/mcp")
     } else {
-        match mcp_examples::bench::server().build() {
+        match mcp_examples::bench::server_from_env().and_then(mcp::ServerBuilder::build) {
             Ok(server) => mcp::transport::http::router("/mcp", server),
             Err(e) => {
                 eprintln!("instr_count: {e}");
@@ -151,6 +151,14 @@ fn main() {
                 response.status()
             );
             let body = response.into_body().collect().await.map(|b| b.to_bytes());
+            if let Ok(body) = &body {
+                // A JSON-RPC error would measure the wrong path (a refusal is HTTP 200).
+                assert!(
+                    !body.windows(8).any(|w| w == b"\"error\":"),
+                    "{kind:?}: {}",
+                    String::from_utf8_lossy(body)
+                );
+            }
             std::hint::black_box(body.ok());
         }
     });
@@ -168,13 +176,14 @@ fn in_process(legacy: bool, n: usize) {
         std::process::exit(1)
     };
     runtime.block_on(async {
-        let server = match mcp_examples::bench::server().build() {
-            Ok(server) => server,
-            Err(e) => {
-                eprintln!("instr_count: {e}");
-                std::process::exit(1)
-            }
-        };
+        let server =
+            match mcp_examples::bench::server_from_env().and_then(mcp::ServerBuilder::build) {
+                Ok(server) => server,
+                Err(e) => {
+                    eprintln!("instr_count: {e}");
+                    std::process::exit(1)
+                }
+            };
         let mut end = server.in_process();
         let call = if legacy {
             end.send(LEGACY_INITIALIZE.to_owned()).await.ok();

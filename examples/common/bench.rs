@@ -285,6 +285,25 @@ pub fn server() -> mcp::ServerBuilder {
     mcp::Server::builder(Add)
 }
 
+/// [`server`], with the stock in-memory rate limit per caller on every request when
+/// `MCP_RATE_LIMIT=<n>/<unit>` is set, so that `scripts/instructions.sh` (the `add` example
+/// and `instr_count`) can measure what the layer costs:
+/// `MCP_RATE_LIMIT=1000000000/sec scripts/instructions.sh --in-process`.
+///
+/// # Errors
+///
+/// When `MCP_RATE_LIMIT` is set to something that is not a rate.
+pub fn server_from_env() -> Result<mcp::ServerBuilder, mcp::Error> {
+    let mut server = server();
+    if let Ok(rate) = std::env::var("MCP_RATE_LIMIT") {
+        let quota: mcp::middleware::Quota = rate
+            .parse()
+            .map_err(|e| mcp::Error::Config(format!("MCP_RATE_LIMIT: {e}")))?;
+        server = server.layer(mcp::middleware::RateLimitLayer::per_caller(quota));
+    }
+    Ok(server)
+}
+
 /// The bare axum baseline: one POST route at `path` answering [`bare_handler`].
 pub fn bare_router(path: &str) -> Router {
     Router::new().route(path, axum::routing::post(bare_handler))

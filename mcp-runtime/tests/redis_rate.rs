@@ -18,7 +18,7 @@
 //!   serves and `FailPolicy::Closed` refuses with `-32029`, each call answered within the
 //!   store timeout plus slack, never hanging; when Redis is back, the limit works again.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use mcp::middleware::{FailPolicy, Quota, RateLimitLayer, RedisRateStore};
 use mcp::protocol::{Era, ErrorCode, Request, RequestId};
@@ -28,6 +28,10 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt as _;
+
+mod test_redis;
+
+use test_redis::{connect, redis_url, unique_prefix};
 
 /// Every test finishes within this or fails.
 const TEST_DEADLINE: Duration = Duration::from_secs(60);
@@ -39,34 +43,10 @@ const STORE_TIMEOUT: Duration = Duration::from_millis(300);
 /// loaded machine, never a hang.
 const SLACK: Duration = Duration::from_millis(1500);
 
-fn redis_url() -> String {
-    std::env::var("MCP_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-/// A key prefix no other test (or earlier run) uses.
-fn unique_prefix(test: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("mcp-test:{test}:{}:{nanos}", std::process::id())
-}
-
 /// A rate store on the test Redis with key prefix `prefix`, failing loudly when Redis is
 /// unreachable.
 async fn store(prefix: &str) -> RedisRateStore {
-    let url = redis_url();
-    match tokio::time::timeout(Duration::from_secs(15), RedisRateStore::connect(&url)).await {
-        Ok(Ok(store)) => store.with_prefix(prefix),
-        Ok(Err(e)) => panic!(
-            "Redis is unreachable ({e}): start redis-server or set MCP_TEST_REDIS_URL \
-             (these tests need a real Redis and never skip)"
-        ),
-        Err(_) => panic!(
-            "Redis did not answer within 15 s: start redis-server or set MCP_TEST_REDIS_URL \
-             (these tests need a real Redis and never skip)"
-        ),
-    }
+    RedisRateStore::sharing(&connect(prefix).await)
 }
 
 /// A plain connection to the test Redis, to look at the keys.

@@ -11,11 +11,15 @@
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use mcp::session::{Owner, RedisStore, SessionInfo, SessionLimits, SessionStore, contract};
+use mcp::session::{Owner, SessionInfo, SessionLimits, SessionStore, contract};
 use mcp::{Session, SessionMode};
 use serde_json::{Value, json};
+
+mod test_redis;
+
+use test_redis::{connect, redis_url, unique_prefix};
 
 /// Every test finishes within this or fails.
 const TEST_DEADLINE: Duration = Duration::from_secs(60);
@@ -26,35 +30,6 @@ const CHILD_ENV: &str = "MCP_REDIS_TEST_CHILD";
 
 /// How long a server process lives at most.
 const CHILD_LIFETIME: Duration = Duration::from_secs(120);
-
-fn redis_url() -> String {
-    std::env::var("MCP_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-/// A key prefix no other test (or earlier run) uses.
-fn unique_prefix(test: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("mcp-test:{test}:{}:{nanos}", std::process::id())
-}
-
-/// Connects to the test Redis, failing loudly when it is unreachable.
-async fn connect(prefix: &str) -> RedisStore {
-    let url = redis_url();
-    match tokio::time::timeout(Duration::from_secs(15), RedisStore::connect(&url)).await {
-        Ok(Ok(store)) => store.with_prefix(prefix),
-        Ok(Err(e)) => panic!(
-            "Redis is unreachable ({e}): start redis-server or set MCP_TEST_REDIS_URL \
-             (these tests need a real Redis and never skip)"
-        ),
-        Err(_) => panic!(
-            "Redis did not answer within 15 s: start redis-server or set MCP_TEST_REDIS_URL \
-             (these tests need a real Redis and never skip)"
-        ),
-    }
-}
 
 /// The keys under `prefix` (to check what the store leaves behind).
 async fn keys_under(prefix: &str) -> Vec<String> {

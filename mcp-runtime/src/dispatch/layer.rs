@@ -126,7 +126,11 @@ where
     fn serve(self: Arc<Self>, request: McpRequest) -> BoxFuture<'static, McpResponse> {
         let served = AssertUnwindSafe(async move {
             let response = {
-                let mut service = self.service.lock().await;
+                // Uncontended (the common case) without the queued acquire's bookkeeping.
+                let mut service = match self.service.try_lock() {
+                    Ok(service) => service,
+                    Err(_) => self.service.lock().await,
+                };
                 match service.ready().await {
                     Ok(ready) => ready.call(request),
                     Err(error) => return refused(&error.into()),

@@ -164,7 +164,7 @@ impl<S> Layer<S> for RateLimitLayer {
             None => Backend::Memory(Arc::new(Memory {
                 limiter: governor::RateLimiter::dashmap_with_clock_and_hasher(
                     self.quota.governor(),
-                    governor::clock::DefaultClock::default(),
+                    governor::clock::MonotonicClock,
                     foldhash::fast::RandomState::default(),
                 ),
                 checks: AtomicU32::new(0),
@@ -205,7 +205,7 @@ enum Backend {
 type Limiter = governor::RateLimiter<
     Caller,
     governor::state::keyed::DashMapStateStore<Caller, foldhash::fast::RandomState>,
-    governor::clock::DefaultClock,
+    governor::clock::MonotonicClock,
 >;
 
 struct Memory {

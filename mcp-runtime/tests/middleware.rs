@@ -220,24 +220,11 @@ async fn a_server_layer_sees_every_request_typed() {
 }
 
 /// Multiplies the `a` argument of the calls it sees by 10.
-#[derive(Clone)]
-struct TenfoldA(Next);
-
-impl Service<McpRequest> for TenfoldA {
-    type Response = McpResponse;
-    type Error = Infallible;
-    type Future = <Next as Service<McpRequest>>::Future;
-
-    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
-        self.0.poll_ready(cx)
+fn tenfold_a(mut request: McpRequest) -> McpRequest {
+    if let Some(a) = request.arguments_mut().and_then(|args| args.get_mut("a")) {
+        *a = json!(a.as_i64().unwrap_or_default() * 10);
     }
-
-    fn call(&mut self, mut request: McpRequest) -> Self::Future {
-        if let Some(a) = request.arguments_mut().and_then(|args| args.get_mut("a")) {
-            *a = json!(a.as_i64().unwrap_or_default() * 10);
-        }
-        self.0.call(request)
-    }
+    request
 }
 
 /// Appends " (checked)" to the text of a tool result.
@@ -255,7 +242,10 @@ fn stamp_result(response: McpResponse) -> McpResponse {
 async fn layers_change_requests_and_results() {
     every(|wire, era| async move {
         let server = mcp::Server::builder(Shop)
-            .tool_layer("add", tower::layer::layer_fn(TenfoldA))
+            .tool_layer(
+                "add",
+                tower::layer::layer_fn(|next| tower::util::MapRequest::new(next, tenfold_a)),
+            )
             .tool_layer(
                 "add",
                 tower::layer::layer_fn(|next: Next| {
@@ -337,30 +327,19 @@ async fn stock_refusals_reach_the_client_as_documented_errors() {
     .await;
 }
 
-/// A layer that panics on `tools/call`.
-#[derive(Clone)]
-struct Panicky(Next);
-
-impl Service<McpRequest> for Panicky {
-    type Response = McpResponse;
-    type Error = Infallible;
-    type Future = <Next as Service<McpRequest>>::Future;
-
-    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        assert!(request.target() != Some("add"), "a layer bug");
-        self.0.call(request)
-    }
+/// Panics on a call of `add` (a layer's bug).
+fn panic_on_add(request: McpRequest) -> McpRequest {
+    assert!(request.target() != Some("add"), "a layer bug");
+    request
 }
 
 #[tokio::test]
 async fn a_panicking_layer_answers_internal_error_and_the_server_keeps_serving() {
     every(|wire, era| async move {
         let server = mcp::Server::builder(Shop)
-            .layer(tower::layer::layer_fn(Panicky))
+            .layer(tower::layer::layer_fn(|next| {
+                tower::util::MapRequest::new(next, panic_on_add)
+            }))
             .build()
             .unwrap();
         let client = connect(wire, era, server).await;

@@ -30,19 +30,13 @@ impl Drop for Running {
     }
 }
 
-/// One `initialize` POST over a plain TCP connection; returns the status line and body.
-fn initialize(addr: SocketAddr) -> (String, Value, Option<String>) {
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "smoke-test", "version": "1.0.0"}
-        }
-    })
-    .to_string();
+/// POSTs the JSON-RPC message `body` to `/mcp` with protocol version `version` over a plain
+/// TCP connection; returns the response's head and body.
+fn post(addr: SocketAddr, version: &str, body: &Value) -> (String, Value) {
+    let body = body.to_string();
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {version}\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -58,6 +52,25 @@ fn initialize(addr: SocketAddr) -> (String, Value, Option<String>) {
     let (head, body) = response
         .split_once("\r\n\r\n")
         .unwrap_or_else(|| panic!("no HTTP header/body separator in {response:?}"));
+    let body = serde_json::from_str(body)
+        .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {response:?}"));
+    (head.to_owned(), body)
+}
+
+/// One `initialize` POST over a plain TCP connection; returns the status line, the body and
+/// the session id.
+fn initialize(addr: SocketAddr) -> (String, Value, Option<String>) {
+    let (head, body) = post(
+        addr,
+        "2025-11-25",
+        &json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "smoke-test", "version": "1.0.0"}
+            }
+        }),
+    );
     let status = head.lines().next().unwrap_or_default().to_owned();
     let session = head
         .lines()
@@ -66,8 +79,6 @@ fn initialize(addr: SocketAddr) -> (String, Value, Option<String>) {
                 .filter(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
         })
         .map(|(_, v)| v.trim().to_owned());
-    let body = serde_json::from_str(body)
-        .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {response:?}"));
     (status, body, session)
 }
 
@@ -262,31 +273,11 @@ fn start(name: &str, env: &[(&str, &str)]) -> (Running, SocketAddr) {
 /// One sessionless legacy `tools/call` POST over a plain TCP connection; the JSON-RPC
 /// response.
 fn call_tool(addr: SocketAddr, tool: &str, arguments: Value) -> Value {
-    let body = json!({
+    let message = json!({
         "jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": tool, "arguments": arguments}
-    })
-    .to_string();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = TcpStream::connect(addr).expect("connect to the example");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("read timeout");
-    stream.write_all(request.as_bytes()).expect("send request");
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .expect("read the response");
-    let (_, body) = response
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("no HTTP header/body separator in {response:?}"));
-    serde_json::from_str(body)
-        .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {response:?}"))
+    });
+    post(addr, "2025-06-18", &message).1
 }
 
 #[test]

@@ -597,3 +597,33 @@ async fn the_access_log_names_each_request_and_nothing_secret() {
     );
     assert!(!log.contains("sekrit") && !log.contains("\"a\""), "{log}");
 }
+
+#[tokio::test]
+async fn towers_load_shedding_answers_server_overloaded() {
+    let server = mcp::Server::builder(Shop)
+        .tool_layer(
+            "slow",
+            tower::ServiceBuilder::new()
+                .load_shed()
+                .concurrency_limit(1),
+        )
+        .build()
+        .unwrap();
+    let first = tokio::spawn(server.clone().oneshot(call("slow", None)));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let shed = server.clone().oneshot(call("slow", None)).await.unwrap();
+    assert_eq!(
+        shed.error(),
+        Some(ErrorObject::new(ErrorCode::OVERLOADED, "Server overloaded"))
+    );
+    assert_eq!(first.await.unwrap().unwrap().error(), None);
+}
+
+#[test]
+fn a_resource_layer_on_an_invalid_uri_template_is_a_build_error() {
+    let error = mcp::Server::builder(Shop)
+        .resource_layer("shop://{bad", DeadlineLayer::new(Duration::from_secs(1)))
+        .build()
+        .unwrap_err();
+    assert!(error.to_string().contains("not a URI template"), "{error}");
+}

@@ -26,7 +26,7 @@ impl McpLayer for CheckedLayer {
 /// requests per `period_secs` seconds. Generated in a `const { .. }` block, so a value that
 /// got past the macro would fail the build, never a run.
 pub const fn quota(count: u32, period_secs: u64) -> Quota {
-    match Quota::from_secs(count, period_secs) {
+    match Quota::new(count, std::time::Duration::from_secs(period_secs)) {
         Some(quota) => quota,
         None => panic!("MCP_401: `rate_limit` is not a rate of at least 1 request per period"),
     }

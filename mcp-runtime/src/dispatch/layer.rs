@@ -21,7 +21,7 @@ use serde_json::json;
 use tower::{Service, ServiceExt as _};
 
 use super::request::{McpRequest, McpResponse};
-use super::{BoxFuture, Inner, Server, UriTemplate};
+use super::{BoxFuture, Inner, Server, UriTemplate, internal_error, panic_detail};
 use crate::error::BoxError;
 use crate::protocol::{ErrorCode, ErrorObject};
 
@@ -77,9 +77,7 @@ impl Next {
 
 /// A request still in flight when its server was dropped.
 fn gone() -> BoxFuture<'static, McpResponse> {
-    Box::pin(std::future::ready(McpResponse::from_error(
-        ErrorObject::new(ErrorCode::INTERNAL_ERROR, "Internal error"),
-    )))
+    Box::pin(std::future::ready(McpResponse(internal_error())))
 }
 
 impl Service<McpRequest> for Next {
@@ -143,16 +141,8 @@ where
         });
         Box::pin(served.catch_unwind().map(|outcome| {
             outcome.unwrap_or_else(|panic| {
-                let detail = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic payload".into());
-                tracing::error!(panic = %detail, "a middleware layer panicked");
-                McpResponse::from_error(ErrorObject::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "Internal error",
-                ))
+                tracing::error!(panic = %panic_detail(&*panic), "a middleware layer panicked");
+                McpResponse(internal_error())
             })
         }))
     }
@@ -350,17 +340,18 @@ impl Wraps {
 pub(crate) struct Layers {
     /// The server's outermost layer, if it has any.
     pub(crate) server: Option<Arc<Stack>>,
-    /// Each tool's (by name) and prompt's outermost layer.
-    named: HashMap<(Kind, String), Arc<Stack>>,
+    /// Each tool's, prompt's and resource's (exact URI) outermost layer, by name, one map
+    /// per kind (indexed by [`Kind`]), so a lookup borrows the request's name.
+    named: [HashMap<String, Arc<Stack>>; 3],
     /// Resources' by URI template (exact URIs are in `named`).
     templates: Vec<(UriTemplate, Arc<Stack>)>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    Tool,
-    Prompt,
-    Resource,
+    Tool = 0,
+    Prompt = 1,
+    Resource = 2,
 }
 
 impl Layers {
@@ -388,14 +379,14 @@ impl Layers {
                 }
                 Target::Resource(uri) => (Kind::Resource, uri),
             };
-            layers.named.insert((kind, name), stack);
+            layers.named[kind as usize].insert(name, stack);
         }
         Ok(layers)
     }
 
     /// Whether any tool, prompt or resource has layers of its own.
     pub(crate) fn has_targets(&self) -> bool {
-        !self.named.is_empty() || !self.templates.is_empty()
+        self.named.iter().any(|m| !m.is_empty()) || !self.templates.is_empty()
     }
 
     /// The layers of the tool, prompt or resource `request` names, if it has any.
@@ -407,7 +398,7 @@ impl Layers {
             _ => return None,
         };
         let name = request.target()?;
-        if let Some(stack) = self.named.get(&(kind, name.to_owned())) {
+        if let Some(stack) = self.named[kind as usize].get(name) {
             return Some(stack);
         }
         if kind != Kind::Resource {

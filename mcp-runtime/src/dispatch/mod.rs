@@ -686,13 +686,17 @@ async fn guarded<T>(fut: BoxFuture<'_, Result<T, ServerError>>) -> Result<T, Opt
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(Some(Reply::from_server_error(&e))),
         Err(panic) => {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "non-string panic payload".into());
-            tracing::error!(panic = %detail, "a handler panicked");
+            tracing::error!(panic = %panic_detail(&*panic), "a handler panicked");
             Err(None)
         }
     }
+}
+
+/// The message of a panic's payload, for the log (never for the client).
+fn panic_detail(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("non-string panic payload")
 }

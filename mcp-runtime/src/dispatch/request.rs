@@ -175,23 +175,13 @@ impl McpRequest {
     /// an anonymous HTTP caller connects from, else its stdio or in-process connection (see
     /// [`Caller`]).
     pub fn caller(&self) -> Caller {
-        let parts = self.extensions.get::<http::request::Parts>();
-        if self.auth.is_some() || parts.is_some() {
-            let owner = crate::session::identity::caller_identity(
-                self.auth.as_deref(),
-                parts.map(|p| &p.extensions),
-            );
-            if let Some(key) = owner.identity() {
-                return Caller::Identified(key.clone());
-            }
-        }
-        match (&self.connection, parts) {
-            (Some(connection), _) => connection.clone(),
-            (None, parts) => Caller::http(
-                None,
-                parts.and_then(|p| crate::base::peer_of(&p.extensions)),
-            ),
-        }
+        crate::session::identity::caller_of(
+            self.auth.as_deref(),
+            self.extensions
+                .get::<http::request::Parts>()
+                .map(|p| &p.extensions),
+            self.connection.as_ref(),
+        )
     }
 
     /// The transport that carried the request.

@@ -49,9 +49,9 @@ pub(crate) fn current_notifier() -> Option<crate::notify::Notifier> {
 }
 
 impl Server {
-    /// Serves one request past every layer: builds the call's state (its channel back, cancellation and log
-    /// threshold) and the handler's [`RequestContext`] from it, and runs the method's handler
-    /// in the call's scope. The future is boxed where it is created (it is kilobytes large),
+    /// Serves one request past every layer: builds the call's state (its channel back,
+    /// cancellation and log threshold) and the handler's [`RequestContext`] from it, and
+    /// runs the method's handler in the call's scope. The future is boxed where it is created (it is kilobytes large),
     /// so the transport's wrappers around it move a pointer.
     pub(crate) fn serve_core(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
         let McpRequest {

@@ -25,20 +25,13 @@ pub struct Quota {
 }
 
 impl Quota {
-    /// `count` requests per `period`; `None` when `count` is 0 or `period` is zero.
-    pub fn new(count: u32, period: Duration) -> Option<Self> {
-        let count = NonZeroU32::new(count)?;
-        (!period.is_zero() && period / count.get() > Duration::ZERO)
-            .then_some(Self { count, period })
-    }
-
-    /// `count` requests per `period_secs` seconds, checked as [`new`](Self::new) checks
-    /// them, in a constant: the quota of `#[tool(rate_limit = "...")]`.
-    pub(crate) const fn from_secs(count: u32, period_secs: u64) -> Option<Self> {
+    /// `count` requests per `period`; `None` when `count` is 0 or the interval between two
+    /// requests (`period / count`) is under a nanosecond. A `const fn`, so that the quota of
+    /// `#[tool(rate_limit = "...")]` is checked in a constant.
+    pub const fn new(count: u32, period: Duration) -> Option<Self> {
         let Some(count) = NonZeroU32::new(count) else {
             return None;
         };
-        let period = Duration::from_secs(period_secs);
         if period.as_nanos() / count.get() as u128 == 0 {
             return None;
         }

@@ -321,3 +321,56 @@ where
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(quota: Quota) -> Memory {
+        Memory {
+            limiter: governor::RateLimiter::dashmap_with_clock_and_hasher(
+                quota.governor(),
+                governor::clock::MonotonicClock,
+                foldhash::fast::RandomState::default(),
+            ),
+            checks: AtomicU32::new(0),
+        }
+    }
+
+    #[test]
+    fn idle_callers_are_swept_once_more_than_the_bound_are_kept() {
+        let memory = memory(Quota::new(1, Duration::from_millis(10)).unwrap());
+        let callers = u64::try_from(SWEEP_ABOVE).unwrap() + 1;
+        for n in 0..callers {
+            assert_eq!(memory.acquire(&Caller::Connection(n)), None);
+        }
+        assert_eq!(memory.limiter.len(), SWEEP_ABOVE + 1);
+        // Every budget is back: the next sweep (on the SWEEP_EVERY-th check) drops them all
+        // but the one caller still checking.
+        std::thread::sleep(Duration::from_millis(30));
+        let first = u64::from(SWEEP_EVERY) - callers - 1;
+        for _ in 0..first {
+            memory.acquire(&Caller::Anonymous);
+        }
+        assert_eq!(
+            memory.limiter.len(),
+            SWEEP_ABOVE + 2,
+            "no sweep before the bound"
+        );
+        memory.acquire(&Caller::Anonymous);
+        assert!(memory.limiter.len() <= 1, "swept: {}", memory.limiter.len());
+    }
+
+    #[test]
+    fn at_the_bound_nothing_is_swept() {
+        let memory = memory(Quota::new(1, Duration::from_millis(10)).unwrap());
+        for n in 0..u64::try_from(SWEEP_ABOVE - 1).unwrap() {
+            memory.acquire(&Caller::Connection(n));
+        }
+        std::thread::sleep(Duration::from_millis(30));
+        for _ in 0..SWEEP_EVERY {
+            memory.acquire(&Caller::Anonymous);
+        }
+        assert_eq!(memory.limiter.len(), SWEEP_ABOVE, "kept up to the bound");
+    }
+}

@@ -3,7 +3,7 @@
 //! authentication, a custom layer) put what they learned into the request's extensions;
 //! [`caller_identity`] reads it on every transport.
 
-use crate::base::AuthContext;
+use crate::base::{AuthContext, Caller, peer_of};
 use crate::session::Owner;
 
 /// The identity of a caller, which owns its legacy sessions and binds its request states:
@@ -22,6 +22,23 @@ pub(crate) fn caller_identity(
         None => extensions
             .and_then(|e| e.get::<ListenerOwner>())
             .map_or(Owner::Anonymous, |c| c.owner.clone()),
+    }
+}
+
+/// Who a request is charged to (per-caller limits): the identity [`caller_identity`]
+/// finds, else the peer address axum's `ConnectInfo` put into the HTTP request's
+/// `extensions`, else `connection` (stdio, in-process), else [`Caller::Anonymous`].
+pub(crate) fn caller_of(
+    auth: Option<&AuthContext>,
+    extensions: Option<&http::Extensions>,
+    connection: Option<&Caller>,
+) -> Caller {
+    if let Some(key) = caller_identity(auth, extensions).identity() {
+        return Caller::Identified(key.clone());
+    }
+    match (connection, extensions.and_then(peer_of)) {
+        (Some(connection), _) => connection.clone(),
+        (None, peer) => Caller::http(None, peer),
     }
 }
 

@@ -51,8 +51,8 @@ fn frame(json: &str) -> Bytes {
 /// (as for legacy sessions), else its address (`ConnectInfo`, which
 /// [`HttpServer`](super::HttpServer) always gives).
 fn caller(parts: &http::request::Parts) -> Caller {
-    let peer = crate::base::peer_of(&parts.extensions);
-    Caller::http(super::session::owner_of(parts).identity(), peer)
+    let auth = parts.extensions.get::<crate::base::AuthContext>();
+    crate::session::identity::caller_of(auth, Some(&parts.extensions), None)
 }
 
 /// Serves one `subscriptions/listen` request whose envelope and headers were checked.

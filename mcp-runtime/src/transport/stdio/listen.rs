@@ -11,8 +11,9 @@ use serde_json::Value;
 use tokio::task::AbortHandle;
 
 use super::link::Link;
+use crate::base::Caller;
 use crate::dispatch::{Reply, Server};
-use crate::notify::listen::{Caller, Listeners};
+use crate::notify::listen::Listeners;
 use crate::protocol::Request;
 
 /// Serves one listen request; the handle of its task, if it stays open.

@@ -48,12 +48,12 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use crate::base::Caller;
 use crate::base::frame::{self, Frame, FrameReader, Source};
 use crate::dispatch::{
     ClientChannel, LogLevel, McpRequest, ProtocolMode, Reply, Server, TransportKind,
 };
 use crate::error::Error;
-use crate::notify::listen::Caller;
 use crate::protocol::{
     CallToolParams, ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation,
     InitializeParams, LEGACY_VERSIONS, Message, Notification, Request, RequestEnvelope, RequestId,

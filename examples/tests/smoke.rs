@@ -122,25 +122,7 @@ fn smoke(name: &str, server_name: &str) {
     });
 
     // The first stdout line announces the address.
-    let stdout = child.0.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        let _ = tx.send(lines.next());
-        for _ in lines {}
-    });
-    let line = match rx.recv_timeout(STARTUP) {
-        Ok(Some(Ok(line))) => line,
-        other => panic!("{name}: no `listening` line within {STARTUP:?}: {other:?}"),
-    };
-    let url = line
-        .strip_prefix("listening ")
-        .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"));
-    let addr: SocketAddr = url
-        .strip_prefix("http://")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("{name}: not `http://<addr>/mcp`: {url:?}"));
+    let addr = listening(&mut child, name);
     assert!(addr.ip().is_loopback(), "{name} bound {addr}");
     assert_ne!(addr.port(), 0, "{name} printed port 0");
 
@@ -238,6 +220,29 @@ fn calendar_connect_binary_serves_and_exits_cleanly_on_sigterm() {
     smoke("calendar_connect", "calendar");
 }
 
+/// The address example `name` announces on its first stdout line, `listening
+/// http://<addr>/mcp` (its stdout is drained afterwards).
+fn listening(child: &mut Running, name: &str) -> SocketAddr {
+    let stdout = child.0.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let _ = tx.send(lines.next());
+        for _ in lines {}
+    });
+    let line = match rx.recv_timeout(STARTUP) {
+        Ok(Some(Ok(line))) => line,
+        other => panic!("{name}: no `listening` line within {STARTUP:?}: {other:?}"),
+    };
+    let url = line
+        .strip_prefix("listening ")
+        .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"));
+    url.strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("{name}: not `http://<addr>/mcp`: {url:?}"))
+}
+
 /// Starts example `name` with `MCP_ADDR=127.0.0.1:0` and `env`; its address once it listens.
 fn start(name: &str, env: &[(&str, &str)]) -> (Running, SocketAddr) {
     let binary = interop_support::example_binary(name);
@@ -251,22 +256,7 @@ fn start(name: &str, env: &[(&str, &str)]) -> (Running, SocketAddr) {
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display())),
     );
-    let stdout = child.0.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        let _ = tx.send(lines.next());
-        for _ in lines {}
-    });
-    let line = match rx.recv_timeout(STARTUP) {
-        Ok(Some(Ok(line))) => line,
-        other => panic!("{name}: no `listening` line within {STARTUP:?}: {other:?}"),
-    };
-    let addr = line
-        .strip_prefix("listening http://")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"));
+    let addr = listening(&mut child, name);
     (child, addr)
 }
 

@@ -83,10 +83,7 @@ fn gone() -> BoxFuture<'static, McpResponse> {
 impl Service<McpRequest> for Next {
     type Response = McpResponse;
     type Error = Infallible;
-    type Future = futures_util::future::Map<
-        BoxFuture<'static, McpResponse>,
-        fn(McpResponse) -> Result<McpResponse, Infallible>,
-    >;
+    type Future = super::serve::Answer;
 
     /// Always ready: what limits requests is a layer's business.
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {

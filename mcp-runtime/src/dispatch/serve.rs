@@ -115,6 +115,13 @@ impl Server {
     }
 }
 
+/// The future of the core's answer as a [`tower::Service`] that never fails (the server's
+/// and the layers' [`Next`](super::Next)).
+pub(crate) type Answer = futures_util::future::Map<
+    BoxFuture<'static, McpResponse>,
+    fn(McpResponse) -> Result<McpResponse, Infallible>,
+>;
+
 /// The core: a layer can wrap it whole (`tower::Layer<Server>`), and every transport calls
 /// it the same way.
 ///
@@ -146,10 +153,7 @@ impl Server {
 impl tower::Service<McpRequest> for Server {
     type Response = McpResponse;
     type Error = Infallible;
-    type Future = futures_util::future::Map<
-        BoxFuture<'static, McpResponse>,
-        fn(McpResponse) -> Result<McpResponse, Infallible>,
-    >;
+    type Future = Answer;
 
     /// Always ready: the server holds no per-call capacity of its own.
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {

@@ -2,11 +2,12 @@
 //! for all callers; one over the limit is refused at once, never queued.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use futures_util::FutureExt as _;
-use futures_util::future::{Either, Map};
+use futures_util::future::Either;
 use tower::{Layer, Service};
 
 use super::Refusal;
@@ -112,19 +113,35 @@ impl Drop for Slot {
     }
 }
 
-type Release<T> = Box<dyn FnOnce(T) -> T + Send>;
+pin_project_lite::pin_project! {
+    /// The answer of a [`ConcurrencyLimit`]: the inner service's, holding the request's slot
+    /// until it is ready or dropped.
+    pub struct Slotted<F> {
+        #[pin]
+        served: F,
+        slot: Option<Slot>,
+    }
+}
+
+impl<F: Future> Future for Slotted<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let out = std::task::ready!(this.served.poll(cx));
+        // The answer is ready: the slot is free before the transport writes it.
+        this.slot.take();
+        Poll::Ready(out)
+    }
+}
 
 impl<S> Service<McpRequest> for ConcurrencyLimit<S>
 where
     S: Service<McpRequest, Response = McpResponse>,
-    S::Future: Send + 'static,
 {
     type Response = McpResponse;
     type Error = S::Error;
-    type Future = Either<
-        std::future::Ready<Result<McpResponse, S::Error>>,
-        Map<S::Future, Release<Result<McpResponse, S::Error>>>,
-    >;
+    type Future = Either<std::future::Ready<Result<McpResponse, S::Error>>, Slotted<S::Future>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
@@ -149,10 +166,9 @@ where
             in_flight: Arc::clone(&self.in_flight),
             caller,
         };
-        let release: Release<_> = Box::new(move |out| {
-            drop(slot);
-            out
-        });
-        Either::Right(self.inner.call(request).map(release))
+        Either::Right(Slotted {
+            served: self.inner.call(request),
+            slot: Some(slot),
+        })
     }
 }

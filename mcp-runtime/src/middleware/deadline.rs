@@ -1,12 +1,13 @@
 //! The stock deadline ([`DeadlineLayer`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tower::{Layer, Service};
 
 use super::Refusal;
-use crate::base::BoxFuture;
 use crate::dispatch::{McpRequest, McpResponse};
 
 /// A deadline: a request not answered within `timeout` is answered `-32008` `Request timed
@@ -66,28 +67,49 @@ pub struct Deadline<S> {
 impl<S> Service<McpRequest> for Deadline<S>
 where
     S: Service<McpRequest, Response = McpResponse>,
-    S::Future: Send + 'static,
-    S::Error: 'static,
 {
     type Response = McpResponse;
     type Error = S::Error;
-    type Future = BoxFuture<'static, Result<McpResponse, S::Error>>;
+    type Future = DeadlineFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let timeout = self.timeout;
-        let method_is_call = request.method() == "tools/call";
-        let served = tokio::time::timeout(timeout, self.inner.call(request));
-        Box::pin(async move {
-            served.await.unwrap_or_else(|_| {
-                tracing::debug!(?timeout, tool_call = method_is_call, "deadline passed");
-                Ok(McpResponse::from_error(
-                    Refusal::timed_out(Some(timeout)).error,
-                ))
-            })
-        })
+        DeadlineFuture {
+            served: tokio::time::timeout(self.timeout, self.inner.call(request)),
+            timeout: self.timeout,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The answer of a [`Deadline`]: the inner service's, or a timeout error once the deadline
+    /// passes (the inner future is then dropped with this one).
+    pub struct DeadlineFuture<F> {
+        #[pin]
+        served: tokio::time::Timeout<F>,
+        timeout: Duration,
+    }
+}
+
+impl<F, E> Future for DeadlineFuture<F>
+where
+    F: Future<Output = Result<McpResponse, E>>,
+{
+    type Output = Result<McpResponse, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        match this.served.poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(out)) => Poll::Ready(out),
+            Poll::Ready(Err(_elapsed)) => {
+                tracing::debug!(timeout = ?this.timeout, "deadline passed");
+                let refusal = Refusal::timed_out(Some(*this.timeout));
+                Poll::Ready(Ok(McpResponse::from_error(refusal.error)))
+            }
+        }
     }
 }

@@ -89,8 +89,8 @@ mod redis;
 
 pub use crate::dispatch::{LayerResponse, McpLayer, Next, Refusal, error_object};
 pub use access::{AccessLog, AccessLogLayer};
-pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer};
-pub use deadline::{Deadline, DeadlineLayer};
+pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer, Slotted};
+pub use deadline::{Deadline, DeadlineFuture, DeadlineLayer};
 pub use quota::{Quota, QuotaError};
 pub use rate::{FailPolicy, RateLimit, RateLimitLayer, RateStore};
 #[cfg(feature = "redis")]

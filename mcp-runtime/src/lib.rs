@@ -13,6 +13,9 @@ mod dispatch;
 mod error;
 pub mod middleware;
 pub mod notify;
+#[cfg(feature = "otel")]
+#[path = "telemetry/mod.rs"]
+pub mod otel;
 pub mod protocol;
 mod redact;
 pub mod schema;

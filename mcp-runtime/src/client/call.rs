@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::exchange::{Call, STATE_ONLY_RETRY_DELAY};
+use super::exchange::{Call, Rounds, STATE_ONLY_RETRY_DELAY};
 use super::handlers::Unanswered;
 use super::wire::{MCP_NAME, is_reserved};
 use super::{
@@ -185,6 +185,7 @@ impl CallBuilder {
                     &self.headers,
                     &mut call_headers,
                     &mut retried,
+                    &Rounds::default(),
                 )
                 .await?
             {
@@ -337,10 +338,12 @@ impl Inner {
         per_call: &HeaderMap,
         headers: &mut HeaderMap,
         mismatch_retried: &mut bool,
+        rounds: &Rounds,
     ) -> Result<Round, ClientError> {
         loop {
             let mut call = Call::new("tools/call", to_object(params));
             call.headers = headers.clone();
+            call.rounds = rounds.clone();
             match self.request(conn, &call).await {
                 Ok(reply) => return Self::parse_round(&reply, conn.info.era),
                 Err(e) if e.code() == Some(ErrorCode::HEADER_MISMATCH) => {
@@ -393,6 +396,7 @@ impl Inner {
         let (conn, mut headers) = self.prepare_call(&params, &per_call).await?;
         let mut mismatch_retried = false;
         let mut rounds = 0;
+        let call_rounds = Rounds::of_call();
         loop {
             match self
                 .round(
@@ -401,6 +405,7 @@ impl Inner {
                     &per_call,
                     &mut headers,
                     &mut mismatch_retried,
+                    &call_rounds,
                 )
                 .await?
             {

@@ -205,6 +205,8 @@ pub struct ClientConfig {
     pub(crate) notification_handler: Option<NotificationHandler>,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<super::oauth::OAuthConfig>,
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<crate::otel::Telemetry>,
 }
 
 /// A handler of the server's notifications.
@@ -222,6 +224,8 @@ impl Default for ClientConfig {
             notification_handler: None,
             #[cfg(feature = "oauth")]
             oauth: None,
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
     }
 }
@@ -318,6 +322,24 @@ impl ClientConfig {
     pub fn oauth(mut self, oauth: super::oauth::OAuthConfig) -> Self {
         self.oauth = Some(oauth);
         self.token_provider = None;
+        self
+    }
+
+    /// Records every request and notification the client sends as an OpenTelemetry
+    /// `mcp.client` span (its trace context carried in `_meta` and the HTTP headers, so the
+    /// server's span is its child) and the duration metrics; the server's requests and
+    /// notifications to the client as `mcp.server` spans; each connection's duration (see
+    /// [`mcp::otel`](crate::otel)).
+    ///
+    /// ```
+    /// let config = mcp::client::ClientConfig::default()
+    ///     .telemetry(mcp::otel::Telemetry::global());
+    /// let client = mcp::client::Client::new("http://127.0.0.1:8080/mcp", config);
+    /// # let _ = client;
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn telemetry(mut self, telemetry: crate::otel::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
         self
     }
 

@@ -230,6 +230,8 @@ impl Inner {
             options,
             version_header: None,
             generation: 0,
+            #[cfg(feature = "otel")]
+            timer: None,
         }
     }
 
@@ -249,6 +251,8 @@ impl Inner {
             options,
             version_header: None,
             generation: 0,
+            #[cfg(feature = "otel")]
+            timer: None,
         })
     }
 
@@ -275,6 +279,8 @@ impl Inner {
             options,
             version_header: Some(result.protocol_version.clone()),
             generation: 0,
+            #[cfg(feature = "otel")]
+            timer: None,
         };
         if !serves_legacy_version(&result.protocol_version) {
             if conn.info.session_id.is_some() {

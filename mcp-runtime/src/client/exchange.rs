@@ -52,6 +52,8 @@ pub(crate) struct Call {
     pub(crate) id: Option<RequestId>,
     /// Extra headers for an HTTP transport (`Mcp-Name`, `Mcp-Param-*`, per-call headers).
     pub(crate) headers: HeaderMap,
+    /// The call's rounds, when it is one round of a multi-round `tools/call`.
+    pub(crate) rounds: Rounds,
 }
 
 impl Call {
@@ -61,6 +63,25 @@ impl Call {
             params,
             id: None,
             headers: HeaderMap::new(),
+            rounds: Rounds::default(),
+        }
+    }
+}
+
+/// The rounds of one multi-round `tools/call`: with telemetry, each round's span links to
+/// the first round's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rounds {
+    #[cfg(feature = "otel")]
+    pub(crate) first: Option<Arc<std::sync::OnceLock<opentelemetry::trace::SpanContext>>>,
+}
+
+impl Rounds {
+    /// The rounds of a new call.
+    pub(crate) fn of_call() -> Self {
+        Self {
+            #[cfg(feature = "otel")]
+            first: Some(Arc::default()),
         }
     }
 }
@@ -127,24 +148,47 @@ impl Inner {
             armed: true,
         });
         let body = body(wire, &id, call.method, &call.params);
-        let message = Message {
-            id: Some(&id),
-            method: call.method,
-            body: &body,
-            envelope,
-            headers: &call.headers,
-        };
-        let out = self.transport.request(message, &self.peer()).await;
+        let out = self.exchange(&id, call, envelope, body).await;
         if let Some(guard) = &mut guard {
             guard.armed = false;
         }
         out
     }
 
+    /// Sends the request `body` through the transport and waits for its answer: with
+    /// telemetry, in the request's span, its context in `_meta` and the headers.
+    async fn exchange(
+        &self,
+        id: &RequestId,
+        call: &Call,
+        envelope: Envelope<'_>,
+        body: Value,
+    ) -> Result<Box<RawValue>, ClientError> {
+        #[cfg(feature = "otel")]
+        if let Some(observer) = &self.observer {
+            return observer.exchange(self, id, call, envelope, body).await;
+        }
+        let message = Message {
+            id: Some(id),
+            method: call.method,
+            body: &body,
+            envelope,
+            headers: &call.headers,
+        };
+        self.transport.request(message, &self.peer()).await
+    }
+
     /// Sends a notification (`notifications/initialized`, `…/roots/list_changed`).
     pub(crate) async fn notify(&self, wire: &Wire<'_>, method: &str) -> Result<(), ClientError> {
-        let body = json!({"jsonrpc": "2.0", "method": method});
-        self.transport
+        #[cfg_attr(not(feature = "otel"), expect(unused_mut))]
+        let mut body = json!({"jsonrpc": "2.0", "method": method});
+        #[cfg(feature = "otel")]
+        let sent = self
+            .observer
+            .as_ref()
+            .map(|o| o.notifying(&mut body, wire.envelope().protocol_version));
+        let out = self
+            .transport
             .notify(Message {
                 id: None,
                 method,
@@ -152,7 +196,12 @@ impl Inner {
                 envelope: wire.envelope(),
                 headers: &HeaderMap::new(),
             })
-            .await
+            .await;
+        #[cfg(feature = "otel")]
+        if let Some(sent) = sent {
+            super::observe::notified(sent, &out);
+        }
+        out
     }
 
     /// A request on the connection: a lost connection is reopened first (a respawned

@@ -91,6 +91,8 @@ mod negotiate;
 mod notifications;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+#[cfg(feature = "otel")]
+mod observe;
 pub mod stdio;
 pub mod transport;
 mod wire;
@@ -193,6 +195,9 @@ impl ConnectionInfo {
 #[derive(Debug)]
 struct Connection {
     info: ConnectionInfo,
+    /// Records the connection's duration when it ends (the `otel` feature).
+    #[cfg(feature = "otel")]
+    timer: Option<observe::SessionTimer>,
     /// Client identity and the capabilities actually declared (merged).
     options: ConnectOptions,
     /// The `MCP-Protocol-Version` of later legacy requests (`None`: not sent).
@@ -262,6 +267,9 @@ pub(crate) struct Inner {
     tools_stale: std::sync::atomic::AtomicBool,
     /// The log level set with `set_logging_level`, sent with every modern request.
     log_level: Mutex<Option<crate::protocol::LogLevel>>,
+    /// What records the client's traffic (the `otel` feature).
+    #[cfg(feature = "otel")]
+    observer: Option<observe::Observer>,
 }
 
 /// An MCP client for both protocol eras, over any [`Transport`].
@@ -365,18 +373,27 @@ impl Client {
         make: impl FnOnce(Peer) -> Arc<dyn Transport>,
     ) -> Self {
         Self {
-            inner: Arc::new_cyclic(|me| Inner {
-                transport: make(Peer::new(config.handlers.clone(), me.clone())),
-                kind,
-                cache: Mutex::new(ToolCache::new(config.result_cache)),
-                config,
-                state: RwLock::new(State::default()),
-                connect_lock: tokio::sync::Mutex::new(()),
-                next_id: AtomicI64::new(0),
-                probe_seq: AtomicU64::new(0),
-                me: me.clone(),
-                tools_stale: std::sync::atomic::AtomicBool::new(false),
-                log_level: Mutex::new(None),
+            inner: Arc::new_cyclic(|me| {
+                let transport = make(Peer::new(config.handlers.clone(), me.clone()));
+                #[cfg(feature = "otel")]
+                let observer = config.telemetry.clone().map(|t| {
+                    observe::Observer::new(t, transport.endpoint(), kind == Kind::InProcess)
+                });
+                Inner {
+                    transport,
+                    kind,
+                    cache: Mutex::new(ToolCache::new(config.result_cache)),
+                    config,
+                    state: RwLock::new(State::default()),
+                    connect_lock: tokio::sync::Mutex::new(()),
+                    next_id: AtomicI64::new(0),
+                    probe_seq: AtomicU64::new(0),
+                    me: me.clone(),
+                    tools_stale: std::sync::atomic::AtomicBool::new(false),
+                    log_level: Mutex::new(None),
+                    #[cfg(feature = "otel")]
+                    observer,
+                }
             }),
         }
     }
@@ -429,6 +446,12 @@ impl Inner {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// What records the client's traffic, if it records it.
+    #[cfg(feature = "otel")]
+    pub(crate) fn observer(&self) -> Option<&observe::Observer> {
+        self.observer.as_ref()
+    }
+
     fn current(&self) -> Option<Arc<Connection>> {
         self.read_state().conn.clone()
     }
@@ -475,6 +498,13 @@ impl Inner {
             let mut state = self.write_state();
             state.generation += 1;
             conn.generation = state.generation;
+            #[cfg(feature = "otel")]
+            {
+                conn.timer = self
+                    .observer
+                    .as_ref()
+                    .map(|o| o.session(&conn.info.protocol_version));
+            }
             let conn = Arc::new(conn);
             if let Some(old) = state.listener.take() {
                 old.abort();

@@ -98,6 +98,8 @@ pub struct ServerBuilder {
     #[cfg(feature = "oauth")]
     auth: Option<crate::auth::AuthConfig>,
     layers: super::Wraps,
+    #[cfg(feature = "otel")]
+    telemetry: Option<crate::otel::Telemetry>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -123,6 +125,8 @@ impl ServerBuilder {
             #[cfg(feature = "oauth")]
             auth: None,
             layers: super::Wraps::default(),
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
     }
 
@@ -437,6 +441,33 @@ impl ServerBuilder {
         self
     }
 
+    /// Records every request and notification the server receives, on every transport, as
+    /// OpenTelemetry spans and metrics by the MCP semantic conventions, and its requests to
+    /// clients (elicitation, sampling) as client spans; legacy sessions and stdio
+    /// connections as session durations (see [`mcp::otel`](crate::otel)). Telemetry sees a
+    /// request before every [`layer`](Self::layer), so a refusal is recorded too.
+    ///
+    /// ```
+    /// struct Svc;
+    ///
+    /// #[mcp::service(name = "svc", version = "1.0.0")]
+    /// impl Svc {
+    ///     /// Pings.
+    ///     pub fn ping(&self) -> String { "pong".into() }
+    /// }
+    ///
+    /// let server = mcp::Server::builder(Svc)
+    ///     .telemetry(mcp::otel::Telemetry::global())
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::Error>(())
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn telemetry(mut self, telemetry: crate::otel::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
+    }
+
     /// Wraps the calls of tool `tool` (`tools/call`, every round of a multi-round call) in
     /// `layer`, after the server's layers and the ones added to this tool before (as
     /// `#[tool(layer = ...)]` does). `build` fails when a service with fixed tools has no
@@ -608,6 +639,8 @@ impl ServerBuilder {
             required_scopes,
             #[cfg(feature = "oauth")]
             guard,
+            #[cfg(feature = "otel")]
+            telemetry: self.telemetry.map(super::observe::Observed::new),
             layers: super::Layers::build(wraps, weak).unwrap_or_else(|e| {
                 failed = Some(e);
                 super::Layers::default()

@@ -80,6 +80,9 @@ pub(crate) struct CallState {
     last_progress: Mutex<Option<f64>>,
     /// The notifier of the server serving the call, for [`super::current_notifier`].
     pub(crate) notifier: Option<crate::notify::Notifier>,
+    /// What the handler's requests to the client are recorded with (the `otel` feature).
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<super::observe::CallTelemetry>,
 }
 
 /// The sampling requests of one modern round, and the error that ends the call, if any.
@@ -134,7 +137,25 @@ impl CallState {
             sample_count: AtomicUsize::new(0),
             last_progress: Mutex::new(None),
             notifier: None,
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
+    }
+
+    /// Sends the handler's request `method` to the client through `requester` and waits
+    /// (at most `timeout`) for the answer; with telemetry, in an `mcp.client` span.
+    pub(crate) async fn ask(
+        &self,
+        requester: &dyn ClientRequester,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ErrorObject> {
+        #[cfg(feature = "otel")]
+        if let Some(telemetry) = &self.telemetry {
+            return telemetry.request(requester, method, params, timeout).await;
+        }
+        requester.request(method, params, timeout).await
     }
 
     /// The threshold of this request: `None` sends nothing.

@@ -425,6 +425,15 @@ fn chain(wraps: Vec<Wrap>, innermost: Hop) -> Option<Arc<Stack>> {
 impl Server {
     /// Serves one request through the server's layers, if it has any, then the target's.
     pub(crate) fn serve(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
+        #[cfg(feature = "otel")]
+        if let Some(observed) = &self.inner.telemetry {
+            return observed.serve(self, request);
+        }
+        self.serve_layers(request)
+    }
+
+    /// [`serve`](Self::serve) past the telemetry.
+    pub(crate) fn serve_layers(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
         match &self.inner.layers.server {
             Some(stack) => Arc::clone(stack).serve(request),
             None => self.serve_targeted(request),

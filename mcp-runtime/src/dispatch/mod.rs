@@ -15,6 +15,8 @@ mod features;
 mod input_checks;
 mod layer;
 mod legacy;
+#[cfg(feature = "otel")]
+mod observe;
 mod params;
 mod reply;
 mod request;
@@ -49,6 +51,8 @@ pub use elicit::{
 pub use features::Features;
 pub use layer::{LayerResponse, McpLayer, Next, Refusal, error_object};
 pub(crate) use layer::{Layers, Target, Wrap, Wraps};
+#[cfg(feature = "otel")]
+pub(crate) use observe::network_of;
 pub use params::{Context, RequestMeta};
 pub(crate) use reply::{
     JsonText, Reply, Stamped, header_mismatch, internal_error, invalid_request_state,
@@ -120,6 +124,9 @@ struct Inner {
     guard: Option<Arc<crate::auth::Guard>>,
     /// The middleware: the server's layers and each tool's, prompt's and resource's.
     layers: Layers,
+    /// What records the server's traffic (the `otel` feature).
+    #[cfg(feature = "otel")]
+    telemetry: Option<observe::Observed>,
 }
 
 impl std::fmt::Debug for Server {
@@ -190,6 +197,12 @@ impl Server {
     /// The session store (`None` for stateless services).
     pub fn session_store(&self) -> Option<&DynSessionStore> {
         self.inner.sessions.as_ref()
+    }
+
+    /// What records the server's traffic, if it records it.
+    #[cfg(feature = "otel")]
+    pub(crate) fn observed(&self) -> Option<&observe::Observed> {
+        self.inner.telemetry.as_ref()
     }
 
     /// Ends every standalone SSE stream now, and every `subscriptions/listen` stream with

@@ -54,6 +54,8 @@ impl Server {
     /// runs the method's handler in the call's scope. The future is boxed where it is created (it is kilobytes large),
     /// so the transport's wrappers around it move a pointer.
     pub(crate) fn serve_core(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
+        #[cfg(feature = "otel")]
+        let telemetry = self.inner.telemetry.as_ref().map(|o| o.for_call(&request));
         let McpRequest {
             id: _,
             method,
@@ -85,6 +87,10 @@ impl Server {
         state.has_session = session.is_some();
         state.timeout = self.config().input_round_timeout;
         state.notifier = Some(self.notifier());
+        #[cfg(feature = "otel")]
+        {
+            state.telemetry = telemetry;
+        }
         let state = Arc::new(state);
         let requester = channel
             .filter(|_| requests)

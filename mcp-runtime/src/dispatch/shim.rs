@@ -56,7 +56,7 @@ pub(crate) async fn ask(
             .and_then(Value::as_str)
             .unwrap_or(crate::protocol::ELICITATION_CREATE);
         if method == crate::protocol::SAMPLING_CREATE_MESSAGE {
-            let answer = requester.request(method, params, timeout).await?;
+            let answer = cx.call.ask(requester, method, params, timeout).await?;
             answers.insert(key, answer);
             continue;
         }
@@ -72,8 +72,9 @@ pub(crate) async fn ask(
             }
             params["elicitationId"] = json!(uuid::Uuid::new_v4().to_string());
         }
-        let answer = requester
-            .request("elicitation/create", params, timeout)
+        let answer = cx
+            .call
+            .ask(requester, "elicitation/create", params, timeout)
             .await?;
         answers.insert(key, answer);
     }

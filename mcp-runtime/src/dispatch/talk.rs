@@ -139,9 +139,9 @@ impl Context {
             .call
             .as_ref()
             .filter(|c| c.has_session)
-            .and_then(|c| Some((c.channel.clone()?, c.timeout)));
+            .and_then(|c| Some((c, c.channel.clone()?)));
         match channel {
-            Some((channel, timeout)) => channel.request(method, params, timeout).await,
+            Some((call, channel)) => call.ask(&*channel, method, params, call.timeout).await,
             None => Err(ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!("{method} needs a legacy session to carry the answer"),
@@ -168,6 +168,10 @@ impl Context {
     }
 
     async fn send_log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        // With telemetry the message also lands in the call's span, whatever the client's
+        // threshold (a modern client usually asks for none).
+        #[cfg(feature = "otel")]
+        crate::otel::log_event(level.as_str(), logger, &data);
         let Some(call) = &self.call else { return };
         if !call.wants(level).await {
             return;
@@ -324,8 +328,13 @@ impl Context {
                 let Some(channel) = call.channel.clone().filter(|_| call.has_session) else {
                     return Err(fail(SamplingError::NoChannel));
                 };
-                let answer = channel
-                    .request(SAMPLING_CREATE_MESSAGE, Value::Object(params), call.timeout)
+                let answer = call
+                    .ask(
+                        &*channel,
+                        SAMPLING_CREATE_MESSAGE,
+                        Value::Object(params),
+                        call.timeout,
+                    )
                     .await
                     .map_err(|e| fail(SamplingError::Failed(e)))?;
                 parse_answer(&key, answer).map_err(fail)

@@ -210,19 +210,29 @@ impl Peer {
     /// then the configured notification handler sees it.
     pub fn notification(&self, method: &str, params: Option<Value>) {
         if let Some(inner) = self.client.upgrade() {
+            #[cfg(feature = "otel")]
+            let received = inner
+                .observer()
+                .map(|o| o.receiving(method, None, params.as_ref()));
             inner.on_notification(method, params);
+            #[cfg(feature = "otel")]
+            if let Some(received) = received {
+                received.finish(crate::otel::Outcome::Result(None));
+            }
         }
     }
 
     /// Answers the server→client request `id` with the client's handlers (`ping`,
     /// elicitation, sampling, roots; `-32601` for anything else).
     pub async fn answer(&self, id: Value, method: &str, params: Option<Value>) -> Answer {
+        #[cfg(feature = "otel")]
+        if let Some(inner) = self.client.upgrade()
+            && let Some(observer) = inner.observer()
+        {
+            return observer.answer(&self.handlers, id, method, params).await;
+        }
         let (outcome, failure) = self.handlers.outcome(method, params).await;
-        let message = match outcome {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-        };
-        Answer { message, failure }
+        Answer::new(id, outcome, failure)
     }
 
     /// The transport's credentials changed (a new token after a challenge): what the
@@ -243,6 +253,19 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// The response to the request `id`: its result or its error, and the handler's failure.
+    pub(crate) fn new(
+        id: Value,
+        outcome: Result<Value, crate::protocol::ErrorObject>,
+        failure: Option<ClientError>,
+    ) -> Self {
+        let message = match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        };
+        Self { message, failure }
+    }
+
     /// The JSON-RPC response to send to the server.
     pub fn message(&self) -> &Value {
         &self.message

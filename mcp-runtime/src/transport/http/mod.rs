@@ -285,6 +285,18 @@ async fn single_message(
         envelope,
     );
     if !is_request {
+        #[cfg(feature = "otel")]
+        if let Some(observed) = server.observed() {
+            let network = crate::dispatch::network_of(TransportKind::Http, Some(&parts));
+            let version = protocol_version_header(&parts.headers).ok().flatten();
+            observed.notification(
+                &request.method,
+                request.params.as_ref(),
+                version,
+                &network,
+                Some(&parts.headers),
+            );
+        }
         return match route {
             Route::Reject(Reply::Err { status, error }) => rpc_error_response(status, None, error),
             Route::Legacy if parts.headers.contains_key(session::MCP_SESSION_ID) => {

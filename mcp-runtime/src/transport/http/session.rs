@@ -103,7 +103,14 @@ pub(crate) async fn resolve(
     let limits = server.session_limits();
     match store.open(id, &owner, &limits).await {
         Ok(Some(info)) => Ok(server.session_handle(id).map(|h| (h, info))),
-        Ok(None) => Err(not_found()),
+        Ok(None) => {
+            // Expired (or never existed): it ended at its last request.
+            #[cfg(feature = "otel")]
+            if let Some(observed) = server.observed() {
+                observed.session_closed(id, true);
+            }
+            Err(not_found())
+        }
         Err(e) => Err(store_failure(&e)),
     }
 }
@@ -160,11 +167,23 @@ pub(crate) async fn create(
     }
     let owner = owner_of(parts);
     let limits = server.session_limits();
+    #[cfg(feature = "otel")]
+    let version = info.protocol_version.clone();
     match store.create(&owner, info, &limits).await {
         Ok(created) => {
             for evicted in &created.evicted {
                 tracing::debug!(session = %evicted, "evicted the least recently used session");
                 server.streams().close(evicted);
+                #[cfg(feature = "otel")]
+                if let Some(observed) = server.observed() {
+                    observed.session_closed(evicted, true);
+                }
+            }
+            #[cfg(feature = "otel")]
+            if let Some(observed) = server.observed() {
+                let network =
+                    crate::dispatch::network_of(crate::dispatch::TransportKind::Http, Some(parts));
+                observed.session_opened(&created.id, &version, network, limits.idle_timeout());
             }
             Ok(Some(created.id))
         }
@@ -197,6 +216,10 @@ pub(crate) async fn delete(server: &Server, parts: &Parts) -> Response {
     match store.delete(id, &owner_of(parts)).await {
         Ok(true) => {
             server.streams().close(id);
+            #[cfg(feature = "otel")]
+            if let Some(observed) = server.observed() {
+                observed.session_closed(id, false);
+            }
             StatusCode::OK.into_response()
         }
         Ok(false) => not_found(),

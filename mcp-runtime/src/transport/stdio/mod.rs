@@ -241,6 +241,10 @@ pub(super) async fn serve(
     let link = Arc::new(Link::new(tx));
     let permits = Arc::new(Semaphore::new(config.max_in_flight));
     let mut conn = Connection::new(server, Arc::clone(&link), Arc::clone(&permits), kind);
+    #[cfg(feature = "otel")]
+    let started = std::time::Instant::now();
+    #[cfg(feature = "otel")]
+    let mut failed = None;
     loop {
         let frame = tokio::select! {
             biased;
@@ -254,6 +258,10 @@ pub(super) async fn serve(
             }
             Err(e) => {
                 tracing::warn!(error = %e, "reading the input failed; stopping");
+                #[cfg(feature = "otel")]
+                {
+                    failed = Some("transport");
+                }
                 break;
             }
             Ok(Some(Frame::TooLong { len })) => {
@@ -285,6 +293,11 @@ pub(super) async fn serve(
     let all = u32::try_from(config.max_in_flight).unwrap_or(u32::MAX);
     let _drained = permits.acquire_many(all).await;
     conn.end_session().await;
+    #[cfg(feature = "otel")]
+    if let Some(observed) = conn.server.observed() {
+        let in_process = kind == TransportKind::InProcess;
+        observed.connection_closed(started.elapsed(), conn.version(), in_process, failed);
+    }
     drop(conn);
     drop(link);
     finish.cancel();
@@ -412,6 +425,11 @@ impl Connection {
     }
 
     fn on_notification(&self, n: &Notification) {
+        #[cfg(feature = "otel")]
+        if let Some(observed) = self.server.observed() {
+            let network = crate::dispatch::network_of(self.kind, None);
+            observed.notification(&n.method, n.params.as_ref(), self.version(), &network, None);
+        }
         if n.method != "notifications/cancelled" {
             tracing::trace!(method = %n.method, "notification");
             return;
@@ -639,6 +657,16 @@ impl Connection {
     }
 
     /// Deletes the connection's session, if it has one.
+    /// The protocol version the connection is pinned to, once it is.
+    #[cfg(feature = "otel")]
+    fn version(&self) -> Option<&str> {
+        match &self.pin {
+            Pin::Legacy(state) => Some(&state.version),
+            Pin::Modern => Some(crate::protocol::MODERN_VERSION),
+            Pin::Open | Pin::Probe => None,
+        }
+    }
+
     async fn end_session(&mut self) {
         let Pin::Legacy(state) = &self.pin else {
             return;

@@ -1,0 +1,350 @@
+//! One MCP operation as a span and a duration: a request or notification received
+//! (`mcp.server`, kind SERVER) or sent (`mcp.client`, kind CLIENT), from its start to its
+//! answer.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use opentelemetry::trace::{Link, SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::{Context, KeyValue, Value};
+
+use super::Telemetry;
+use super::attributes as attr;
+use crate::protocol::{JsonObject, RequestId};
+
+/// Which side of an exchange an operation is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// It was received (`mcp.server`): a client's request on a server, a server's request on
+    /// a client.
+    Received,
+    /// It was sent (`mcp.client`).
+    Sent,
+}
+
+/// How a message travelled.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Network {
+    /// `network.transport`: `tcp`, `pipe` or `inproc`.
+    pub(crate) transport: &'static str,
+    /// Over Streamable HTTP (`network.protocol.name` `http`).
+    pub(crate) http: bool,
+    /// The HTTP version, when known.
+    pub(crate) http_version: Option<&'static str>,
+    /// The peer: the client's address on a server, the server's host on a client.
+    pub(crate) peer: Option<(String, u16)>,
+}
+
+impl Network {
+    /// Streamable HTTP at `version`.
+    pub(crate) fn http(version: http::Version, peer: Option<(String, u16)>) -> Self {
+        let version = match version {
+            http::Version::HTTP_09 => "0.9",
+            http::Version::HTTP_10 => "1.0",
+            http::Version::HTTP_2 => "2",
+            http::Version::HTTP_3 => "3",
+            _ => "1.1",
+        };
+        Self {
+            transport: "tcp",
+            http: true,
+            http_version: Some(version),
+            peer,
+        }
+    }
+
+    /// stdio (a pipe) or in-process.
+    pub(crate) fn local(in_process: bool) -> Self {
+        Self {
+            transport: if in_process { "inproc" } else { "pipe" },
+            http: false,
+            http_version: None,
+            peer: None,
+        }
+    }
+
+    /// The transport's attributes, and the peer's when `with_peer`.
+    fn attributes(&self, side: Side, out: &mut Vec<KeyValue>, with_peer: bool) {
+        if !self.transport.is_empty() {
+            out.push(KeyValue::new(attr::NETWORK_TRANSPORT, self.transport));
+        }
+        if self.http {
+            out.push(KeyValue::new(attr::NETWORK_PROTOCOL_NAME, "http"));
+        }
+        if let Some(version) = self.http_version {
+            out.push(KeyValue::new(attr::NETWORK_PROTOCOL_VERSION, version));
+        }
+        if with_peer {
+            self.peer_attributes(side, out);
+        }
+    }
+
+    /// `client.address`/`port` on the server, `server.address`/`port` on the client.
+    fn peer_attributes(&self, side: Side, out: &mut Vec<KeyValue>) {
+        if let Some((address, port)) = &self.peer {
+            let (a, p) = match side {
+                Side::Received => (attr::CLIENT_ADDRESS, attr::CLIENT_PORT),
+                Side::Sent => (attr::SERVER_ADDRESS, attr::SERVER_PORT),
+            };
+            out.push(KeyValue::new(a, address.clone()));
+            out.push(KeyValue::new(p, i64::from(*port)));
+        }
+    }
+}
+
+/// What is known of a message when its operation starts.
+#[derive(Debug)]
+pub(crate) struct Facts<'a> {
+    pub(crate) method: &'a str,
+    /// `None` for a notification.
+    pub(crate) id: Option<&'a RequestId>,
+    pub(crate) version: Option<&'a str>,
+    /// The tool of a `tools/call`, the prompt of a `prompts/get`, the URI of a resource
+    /// request.
+    pub(crate) target: Option<&'a str>,
+    /// A legacy session's id.
+    pub(crate) session: Option<&'a str>,
+    /// A `tools/call`'s or `prompts/get`'s arguments (recorded only when sensitive data is
+    /// on).
+    pub(crate) arguments: Option<&'a JsonObject>,
+    pub(crate) network: &'a Network,
+}
+
+/// How an operation ended.
+#[derive(Debug)]
+pub(crate) enum Outcome<'a> {
+    /// A result (its JSON text, when there is one to read).
+    Result(Option<&'a str>),
+    /// A JSON-RPC error.
+    Error { code: i64, message: &'a str },
+    /// No answer: `timeout`, `transport`, `cancelled`, …
+    Failed(&'static str),
+}
+
+/// An operation under way: its span (in its context) and what its duration is recorded
+/// with.
+#[derive(Debug)]
+pub(crate) struct Operation {
+    telemetry: Telemetry,
+    side: Side,
+    cx: Context,
+    started: Instant,
+    /// The metric's attributes known at the start.
+    points: Vec<KeyValue>,
+    is_call: bool,
+}
+
+/// What a method names (the span name's target, and its attribute).
+fn target_attribute(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some(attr::GEN_AI_TOOL_NAME),
+        "prompts/get" => Some(attr::GEN_AI_PROMPT_NAME),
+        "resources/read"
+        | "resources/subscribe"
+        | "resources/unsubscribe"
+        | "notifications/resources/updated" => Some(attr::MCP_RESOURCE_URI),
+        _ => None,
+    }
+}
+
+/// The fingerprint a session id is recorded as: the first 8 bytes of its SHA-256, in hex.
+pub(crate) fn session_fingerprint(id: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(id.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Operation {
+    /// Starts the span of `facts` under `parent`, with `links`.
+    pub(crate) fn start(
+        telemetry: &Telemetry,
+        side: Side,
+        facts: &Facts<'_>,
+        parent: &Context,
+        links: Vec<Link>,
+    ) -> Self {
+        let target_key = target_attribute(facts.method);
+        let is_call = facts.method == "tools/call";
+        let mut points = Vec::with_capacity(8);
+        points.push(KeyValue::new(
+            attr::MCP_METHOD_NAME,
+            facts.method.to_owned(),
+        ));
+        if let Some(version) = facts.version {
+            points.push(KeyValue::new(
+                attr::MCP_PROTOCOL_VERSION,
+                version.to_owned(),
+            ));
+        }
+        if is_call {
+            points.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
+        }
+        let named = match (target_key, facts.target) {
+            (Some(key), Some(target)) if key != attr::MCP_RESOURCE_URI => {
+                points.push(KeyValue::new(key, target.to_owned()));
+                Some(target)
+            }
+            _ => None,
+        };
+        // The peer is a metric attribute on the client only (the server's would be a
+        // label per client).
+        facts
+            .network
+            .attributes(side, &mut points, side == Side::Sent);
+        let mut span_attributes = points.clone();
+        if side == Side::Received {
+            facts.network.peer_attributes(side, &mut span_attributes);
+        }
+        if let Some(id) = facts.id {
+            span_attributes.push(KeyValue::new(attr::JSONRPC_REQUEST_ID, id.to_string()));
+        }
+        if let Some(session) = facts.session {
+            span_attributes.push(KeyValue::new(
+                attr::MCP_SESSION_ID,
+                session_fingerprint(session),
+            ));
+        }
+        let uri = (target_key == Some(attr::MCP_RESOURCE_URI))
+            .then_some(facts.target)
+            .flatten();
+        if let Some(uri) = uri {
+            span_attributes.push(KeyValue::new(attr::MCP_RESOURCE_URI, uri.to_owned()));
+        }
+        if telemetry.sensitive
+            && let Some(arguments) = facts.arguments
+        {
+            if is_call {
+                let json = serde_json::to_string(arguments).unwrap_or_default();
+                span_attributes.push(KeyValue::new(attr::GEN_AI_TOOL_CALL_ARGUMENTS, json));
+            } else if facts.method == "prompts/get" {
+                for (name, value) in arguments {
+                    let value = match value {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    span_attributes.push(KeyValue::new(
+                        format!("{}{name}", attr::GEN_AI_PROMPT_VARIABLE_PREFIX),
+                        value,
+                    ));
+                }
+            }
+        }
+        let name: Cow<'static, str> = match named.or(uri.filter(|_| telemetry.uri_in_name)) {
+            Some(target) => format!("{} {target}", facts.method).into(),
+            None => facts.method.to_owned().into(),
+        };
+        let kind = match side {
+            Side::Received => SpanKind::Server,
+            Side::Sent => SpanKind::Client,
+        };
+        let builder = telemetry
+            .tracer
+            .span_builder(name)
+            .with_kind(kind)
+            .with_attributes(span_attributes)
+            .with_links(links);
+        let span = telemetry.tracer.build_with_context(builder, parent);
+        Self {
+            telemetry: telemetry.clone(),
+            side,
+            cx: parent.with_span(span),
+            started: Instant::now(),
+            points,
+            is_call,
+        }
+    }
+
+    /// The context whose span is this operation's: what runs on its behalf runs in it.
+    pub(crate) fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// Ends the span with `outcome` and records the duration.
+    pub(crate) fn finish(mut self, outcome: Outcome<'_>) {
+        let span = self.cx.span();
+        let mut error_type: Option<Value> = None;
+        match outcome {
+            Outcome::Result(text) => {
+                if self.is_call
+                    && let Some(text) = text
+                {
+                    if is_tool_error(text) {
+                        error_type = Some("tool_error".into());
+                        span.set_status(Status::error(""));
+                    } else if self.telemetry.sensitive {
+                        span.set_attribute(KeyValue::new(
+                            attr::GEN_AI_TOOL_CALL_RESULT,
+                            text.to_owned(),
+                        ));
+                    }
+                }
+            }
+            Outcome::Error { code, message } => {
+                let code_text: Value = code.to_string().into();
+                self.points.push(KeyValue::new(
+                    attr::RPC_RESPONSE_STATUS_CODE,
+                    code_text.clone(),
+                ));
+                span.set_attribute(KeyValue::new(
+                    attr::RPC_RESPONSE_STATUS_CODE,
+                    code_text.clone(),
+                ));
+                let failed = match self.side {
+                    // The server's own failures; a request it could not serve is the caller's.
+                    Side::Received => code == -32603 || (-32099..=-32000).contains(&code),
+                    Side::Sent => true,
+                };
+                if failed {
+                    error_type = Some(code_text);
+                    span.set_status(Status::error(message.to_owned()));
+                }
+            }
+            Outcome::Failed(kind) => {
+                error_type = Some(kind.into());
+                span.set_status(Status::error(kind));
+            }
+        }
+        if let Some(error_type) = error_type {
+            span.set_attribute(KeyValue::new(attr::ERROR_TYPE, error_type.clone()));
+            self.points
+                .push(KeyValue::new(attr::ERROR_TYPE, error_type));
+        }
+        span.end();
+        let seconds = self.started.elapsed().as_secs_f64();
+        let histogram = match self.side {
+            Side::Received => &self.telemetry.server_operation,
+            Side::Sent => &self.telemetry.client_operation,
+        };
+        histogram.record(seconds, &self.points);
+    }
+}
+
+/// Whether a `tools/call` result reports a tool error (`"isError": true`).
+fn is_tool_error(text: &str) -> bool {
+    let Some(at) = text.find("\"isError\"") else {
+        return false;
+    };
+    let rest = text[at + 9..].trim_start();
+    rest.strip_prefix(':')
+        .is_some_and(|r| r.trim_start().starts_with("true"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_errors_are_read_from_the_result_text() {
+        assert!(is_tool_error(r#"{"content":[],"isError":true}"#));
+        assert!(is_tool_error(r#"{"isError" : true}"#));
+        assert!(!is_tool_error(r#"{"content":[],"isError":false}"#));
+        assert!(!is_tool_error(r#"{"content":[]}"#));
+    }
+
+    #[test]
+    fn session_ids_are_fingerprinted() {
+        let f = session_fingerprint("191c4850af6c49e08843a3f6c80e5046");
+        assert_eq!(f.len(), 16);
+        assert!(!f.contains("191c"));
+    }
+}

@@ -166,7 +166,17 @@ impl Inner {
     ) -> Result<Box<RawValue>, ClientError> {
         #[cfg(feature = "otel")]
         if let Some(observer) = &self.observer {
-            return observer.exchange(self, id, call, envelope, body).await;
+            let request = super::observe::Outgoing {
+                id,
+                method: call.method,
+                envelope,
+                headers: &call.headers,
+                first_round: call.rounds.first.as_deref(),
+            };
+            let peer = self.peer();
+            return observer
+                .exchange(&*self.transport, &peer, request, body)
+                .await;
         }
         let message = Message {
             id: Some(id),

@@ -9,11 +9,10 @@ use opentelemetry::trace::{FutureExt as _, Link, TraceContextExt as _};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::ClientError;
 use super::error::{ProtocolError, TransportError};
-use super::exchange::Call;
 use super::handlers::ServerRequestHandlers;
-use super::transport::{Answer, Envelope, Message};
-use super::{ClientError, Inner};
+use super::transport::{Answer, Envelope, Message, Peer, Transport};
 use crate::otel::{self, Facts, Network, Operation, Outcome, Side, Telemetry};
 use crate::protocol::{Era, JsonObject, RequestId};
 
@@ -22,6 +21,16 @@ use crate::protocol::{Era, JsonObject, RequestId};
 pub(crate) struct Observer {
     telemetry: Telemetry,
     network: Network,
+}
+
+/// A request about to be sent: what its span needs besides the body.
+pub(crate) struct Outgoing<'a> {
+    pub(crate) id: &'a RequestId,
+    pub(crate) method: &'a str,
+    pub(crate) envelope: Envelope<'a>,
+    pub(crate) headers: &'a http::HeaderMap,
+    /// The first round's span, for a round of a multi-round call (set by the first).
+    pub(crate) first_round: Option<&'a std::sync::OnceLock<opentelemetry::trace::SpanContext>>,
 }
 
 /// The target a request's params name (tool, prompt or resource).
@@ -66,27 +75,32 @@ impl Observer {
     /// multi-round call links to the first.
     pub(crate) async fn exchange(
         &self,
-        client: &Inner,
-        id: &RequestId,
-        call: &Call,
-        envelope: Envelope<'_>,
+        transport: &dyn Transport,
+        peer: &Peer,
+        request: Outgoing<'_>,
         mut body: Value,
     ) -> Result<Box<RawValue>, ClientError> {
+        let Outgoing {
+            id,
+            method,
+            envelope,
+            headers,
+            first_round,
+        } = request;
         let params = body.get("params").and_then(Value::as_object);
-        let session = client.transport.session_id();
+        let session = transport.session_id();
         let facts = Facts {
-            method: call.method,
+            method,
             id: Some(id),
             version: envelope.protocol_version,
-            target: target_of(call.method, params),
+            target: target_of(method, params),
             session: session.as_deref().filter(|_| envelope.era == Era::Legacy),
             arguments: params
                 .and_then(|p| p.get("arguments"))
                 .and_then(Value::as_object),
             network: &self.network,
         };
-        let first = call.rounds.first.as_ref();
-        let links = first
+        let links = first_round
             .and_then(|f| f.get())
             .map(|l| vec![Link::with_context(l.clone())]);
         let operation = Operation::start(
@@ -97,24 +111,20 @@ impl Observer {
             links.unwrap_or_default(),
         );
         let cx = operation.context().clone();
-        if let Some(first) = first {
+        if let Some(first) = first_round {
             let _ = first.set(cx.span().span_context().clone());
         }
         self.inject(&mut body, &cx);
-        let mut headers = call.headers.clone();
+        let mut headers = headers.clone();
         otel::into_headers(self.telemetry.propagator(), &cx, &mut headers);
         let message = Message {
             id: Some(id),
-            method: call.method,
+            method,
             body: &body,
             envelope,
             headers: &headers,
         };
-        let answer = client
-            .transport
-            .request(message, &client.peer())
-            .with_context(cx)
-            .await;
+        let answer = transport.request(message, peer).with_context(cx).await;
         operation.finish(outcome(&answer));
         answer
     }

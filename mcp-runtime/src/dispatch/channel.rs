@@ -82,7 +82,7 @@ pub(crate) struct CallState {
     pub(crate) notifier: Option<crate::notify::Notifier>,
     /// What the handler's requests to the client are recorded with (the `otel` feature).
     #[cfg(feature = "otel")]
-    pub(crate) telemetry: Option<super::observe::CallTelemetry>,
+    pub(crate) telemetry: Option<crate::otel::Outbound>,
 }
 
 /// The sampling requests of one modern round, and the error that ends the call, if any.
@@ -153,7 +153,11 @@ impl CallState {
     ) -> Result<Value, ErrorObject> {
         #[cfg(feature = "otel")]
         if let Some(telemetry) = &self.telemetry {
-            return telemetry.request(requester, method, params, timeout).await;
+            let mut params = params;
+            let operation = telemetry.start(method, &mut params);
+            let answer = requester.request(method, params, timeout).await;
+            crate::otel::Outbound::finish(operation, &answer);
+            return answer;
         }
         requester.request(method, params, timeout).await
     }

@@ -2,30 +2,23 @@
 //! notification a transport receives, every request a handler sends its client and every
 //! legacy session, recorded through [`mcp::otel`](crate::otel).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use opentelemetry::trace::FutureExt as _;
 use serde_json::Value;
 
 use super::request::{McpRequest, McpResponse, Params, TransportKind};
-use super::{BoxFuture, ClientRequester, Reply, Server};
-use crate::otel::{self, Facts, Network, Operation, Outcome, SessionClock, Side, Telemetry};
-use crate::protocol::{ErrorObject, JsonObject};
+use super::{BoxFuture, Reply, Server};
+use crate::otel::{
+    self, Facts, Network, Operation, Outbound, Outcome, SessionClock, Side, Telemetry,
+};
+use crate::protocol::JsonObject;
 
 /// A server's telemetry, and the legacy sessions it clocks.
 #[derive(Debug)]
 pub(crate) struct Observed {
     pub(crate) telemetry: Telemetry,
     pub(crate) sessions: SessionClock,
-}
-
-/// What a handler's requests to its client are recorded with.
-#[derive(Clone, Debug)]
-pub(crate) struct CallTelemetry {
-    telemetry: Telemetry,
-    network: Network,
-    version: Arc<str>,
 }
 
 /// How a request travelled: HTTP (its version and the peer's address) or a local pipe.
@@ -151,15 +144,13 @@ impl Observed {
     }
 
     /// What the handler of `request` records its requests to the client with.
-    pub(crate) fn for_call(&self, request: &McpRequest) -> CallTelemetry {
-        CallTelemetry {
-            telemetry: self.telemetry.clone(),
-            network: network_of(
-                request.transport,
-                request.extensions.get::<http::request::Parts>(),
-            ),
-            version: request.version.clone(),
-        }
+    pub(crate) fn for_call(&self, request: &McpRequest) -> Outbound {
+        let parts = request.extensions.get::<http::request::Parts>();
+        Outbound::new(
+            self.telemetry.clone(),
+            network_of(request.transport, parts),
+            request.version.clone(),
+        )
     }
 
     /// A legacy session was created.
@@ -188,46 +179,5 @@ impl Observed {
             &Network::local(in_process),
             error,
         );
-    }
-}
-
-impl CallTelemetry {
-    /// Sends the handler's request `method` to the client through `requester` in an
-    /// `mcp.client` span, its trace context in the request's `_meta`.
-    pub(crate) async fn request(
-        &self,
-        requester: &dyn ClientRequester,
-        method: &str,
-        mut params: Value,
-        timeout: Duration,
-    ) -> Result<Value, ErrorObject> {
-        let parent = opentelemetry::Context::current();
-        let facts = Facts {
-            method,
-            id: None,
-            version: Some(&self.version),
-            target: None,
-            session: None,
-            arguments: None,
-            network: &self.network,
-        };
-        let operation = Operation::start(&self.telemetry, Side::Sent, &facts, &parent, Vec::new());
-        if let Value::Object(params) = &mut params {
-            let meta = params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(JsonObject::new()));
-            if let Value::Object(meta) = meta {
-                otel::into_meta(self.telemetry.propagator(), operation.context(), meta);
-            }
-        }
-        let answer = requester.request(method, params, timeout).await;
-        match &answer {
-            Ok(_) => operation.finish(Outcome::Result(None)),
-            Err(e) => operation.finish(Outcome::Error {
-                code: i64::from(e.code.0),
-                message: &e.message,
-            }),
-        }
-        answer
     }
 }

@@ -34,6 +34,7 @@
 
 pub mod attributes;
 mod operation;
+mod outbound;
 mod propagate;
 mod sessions;
 
@@ -46,6 +47,7 @@ use opentelemetry::trace::{TraceContextExt as _, TracerProvider};
 use opentelemetry::{InstrumentationScope, KeyValue};
 
 pub(crate) use operation::{Facts, Network, Operation, Outcome, Side};
+pub(crate) use outbound::Outbound;
 pub(crate) use propagate::{into_headers, into_meta, received};
 pub(crate) use sessions::SessionClock;
 

@@ -1,0 +1,65 @@
+//! A server's requests to its client (elicitation, sampling, roots) while it serves a call:
+//! `mcp.client` spans on the server, children of the call's span, their trace context in
+//! the request's `_meta`.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Facts, Network, Operation, Outcome, Side, Telemetry};
+use crate::protocol::{ErrorObject, JsonObject};
+
+/// What the requests a call's handler sends its client are recorded with.
+#[derive(Clone, Debug)]
+pub(crate) struct Outbound {
+    telemetry: Telemetry,
+    network: Network,
+    version: Arc<str>,
+}
+
+impl Outbound {
+    /// The requests of a call received over `network` at protocol `version`.
+    pub(crate) fn new(telemetry: Telemetry, network: Network, version: Arc<str>) -> Self {
+        Self {
+            telemetry,
+            network,
+            version,
+        }
+    }
+
+    /// Starts the span of the request `method` (under the current context: the call's
+    /// span) and writes its context into `params._meta`.
+    pub(crate) fn start(&self, method: &str, params: &mut Value) -> Operation {
+        let facts = Facts {
+            method,
+            id: None,
+            version: Some(&self.version),
+            target: None,
+            session: None,
+            arguments: None,
+            network: &self.network,
+        };
+        let parent = opentelemetry::Context::current();
+        let operation = Operation::start(&self.telemetry, Side::Sent, &facts, &parent, Vec::new());
+        if let Value::Object(params) = params {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                super::into_meta(self.telemetry.propagator(), operation.context(), meta);
+            }
+        }
+        operation
+    }
+
+    /// Ends the span with the client's answer.
+    pub(crate) fn finish(operation: Operation, answer: &Result<Value, ErrorObject>) {
+        match answer {
+            Ok(_) => operation.finish(Outcome::Result(None)),
+            Err(e) => operation.finish(Outcome::Error {
+                code: i64::from(e.code.0),
+                message: &e.message,
+            }),
+        }
+    }
+}

@@ -91,12 +91,13 @@ fi
 # ----------------------------------------------------------------------------- tests
 # One run: unit and integration tests, doc tests, and the example binaries the smoke tests
 # start (plain `cargo test` builds examples as binaries; `--all-targets` would not). The
-# Redis session store and its example are built and tested too (MCP_TEST_REDIS_URL).
+# Redis session store and its example are built and tested too (MCP_TEST_REDIS_URL), and
+# the runtime's OpenTelemetry tests (its dev-dependency on itself turns `otel` on).
 cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis "$@"
 
 # The runtime's cargo features compile on their own: none (a server-only build), each alone,
 # and all together (issue #17).
-for features in "" client oauth redis openai client,oauth,redis,openai; do
+for features in "" client oauth redis openai otel client,otel client,oauth,redis,openai,otel; do
     cargo check --locked -q -p mcp-runtime --no-default-features ${features:+--features "$features"}
 done
 

@@ -48,7 +48,9 @@ use opentelemetry::{InstrumentationScope, KeyValue};
 
 pub(crate) use operation::{Facts, Network, Operation, Outcome, Side};
 pub(crate) use outbound::Outbound;
-pub(crate) use propagate::{into_headers, into_meta, received};
+#[cfg(feature = "client")]
+pub(crate) use propagate::into_headers;
+pub(crate) use propagate::{into_meta, received};
 pub(crate) use sessions::SessionClock;
 
 /// What a server or a client records its MCP traffic with: a tracer, the four duration

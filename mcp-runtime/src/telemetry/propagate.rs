@@ -1,7 +1,7 @@
 //! Trace context in and out of a message: `params._meta` (unprefixed `traceparent`,
 //! `tracestate`, `baggage`, SEP-414) and HTTP headers, which peers read either of.
 
-use http::{HeaderMap, HeaderName, HeaderValue};
+use http::{HeaderMap, HeaderName};
 use opentelemetry::Context;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{Link, TraceContextExt as _};
@@ -47,13 +47,15 @@ impl Extractor for HeaderReader<'_> {
 }
 
 /// Writes HTTP headers.
+#[cfg(feature = "client")]
 struct HeaderWriter<'a>(&'a mut HeaderMap);
 
+#[cfg(feature = "client")]
 impl Injector for HeaderWriter<'_> {
     fn set(&mut self, key: &str, value: String) {
         if let (Ok(name), Ok(value)) = (
             HeaderName::from_bytes(key.as_bytes()),
-            HeaderValue::from_str(&value),
+            http::HeaderValue::from_str(&value),
         ) {
             self.0.insert(name, value);
         }
@@ -101,6 +103,7 @@ pub(crate) fn into_meta(
 }
 
 /// Writes the context of `cx` into HTTP headers.
+#[cfg(feature = "client")]
 pub(crate) fn into_headers(
     propagator: &(dyn TextMapPropagator + Send + Sync),
     cx: &Context,

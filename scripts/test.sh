@@ -92,8 +92,9 @@ fi
 # One run: unit and integration tests, doc tests, and the example binaries the smoke tests
 # start (plain `cargo test` builds examples as binaries; `--all-targets` would not). The
 # Redis session store and its example are built and tested too (MCP_TEST_REDIS_URL), and
-# the runtime's OpenTelemetry tests (its dev-dependency on itself turns `otel` on).
-cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis "$@"
+# the OpenTelemetry feature: the runtime's in-process tests, the examples' OTLP/HTTP end-to-end
+# and Python propagation tests (tests/otel.rs).
+cargo test --workspace --locked --features mcp-runtime/redis,mcp-examples/redis,mcp-examples/otel "$@"
 
 # The runtime's cargo features compile on their own: none (a server-only build), each alone,
 # and all together (issue #17).

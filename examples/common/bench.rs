@@ -295,6 +295,10 @@ pub fn server() -> mcp::ServerBuilder {
 /// When `MCP_RATE_LIMIT` is set to something that is not a rate.
 pub fn server_from_env() -> Result<mcp::ServerBuilder, mcp::Error> {
     let mut server = server();
+    #[cfg(feature = "otel")]
+    if std::env::var("MCP_OTEL").as_deref() == Ok("noop") {
+        server = server.telemetry(noop::telemetry());
+    }
     if let Ok(rate) = std::env::var("MCP_RATE_LIMIT") {
         let quota: mcp::middleware::Quota = rate
             .parse()
@@ -688,5 +692,57 @@ mod tests {
         assert_eq!(first, BARE_SSE_FIRST_EVENT.as_bytes());
         let next = tokio::time::timeout(std::time::Duration::from_millis(50), body.frame()).await;
         assert!(next.is_err(), "the stream neither ends nor sends more");
+    }
+}
+
+/// Telemetry whose spans and metrics are made in full (a batch span processor, a periodic
+/// metric reader aggregating every point) and then dropped by exporters that send nothing:
+/// what recording costs the server, without the cost of a network exporter
+/// (`MCP_OTEL=noop` with the `otel` feature).
+#[cfg(feature = "otel")]
+pub mod noop {
+    use opentelemetry_sdk::error::OTelSdkResult;
+    use opentelemetry_sdk::metrics::data::ResourceMetrics;
+    use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
+    use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
+    use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+
+    /// Drops every batch.
+    #[derive(Debug)]
+    pub struct Discard;
+
+    impl SpanExporter for Discard {
+        async fn export(&self, _batch: Vec<SpanData>) -> OTelSdkResult {
+            Ok(())
+        }
+    }
+
+    impl PushMetricExporter for Discard {
+        async fn export(&self, _metrics: &ResourceMetrics) -> OTelSdkResult {
+            Ok(())
+        }
+
+        fn force_flush(&self) -> OTelSdkResult {
+            Ok(())
+        }
+
+        fn shutdown_with_timeout(&self, _timeout: std::time::Duration) -> OTelSdkResult {
+            Ok(())
+        }
+
+        fn temporality(&self) -> Temporality {
+            Temporality::Cumulative
+        }
+    }
+
+    /// The telemetry: providers over [`Discard`].
+    pub fn telemetry() -> mcp::otel::Telemetry {
+        let traces = SdkTracerProvider::builder()
+            .with_batch_exporter(Discard)
+            .build();
+        let metrics = SdkMeterProvider::builder()
+            .with_reader(PeriodicReader::builder(Discard).build())
+            .build();
+        mcp::otel::Telemetry::new(&traces, &metrics)
     }
 }

@@ -43,15 +43,15 @@ fn target_of<'a>(method: &str, params: Option<&'a JsonObject>) -> Option<&'a str
     params?.get(key)?.as_str()
 }
 
-/// `(host, port)` of an `http(s)://` URL.
-fn host_port(url: &str) -> Option<(String, u16)> {
+/// The host and port of an `http(s)://` URL.
+fn host_port(url: &str) -> Option<otel::Peer> {
     let uri: http::Uri = url.parse().ok()?;
     let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
     let port = uri.port_u16().unwrap_or(match uri.scheme_str() {
         Some("https") => 443,
         _ => 80,
     });
-    Some((host.to_owned(), port))
+    Some(otel::Peer::Host(host.into(), port))
 }
 
 impl Observer {

@@ -31,7 +31,7 @@ pub(crate) fn network_of(
             let peer = parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|info| (info.0.ip().to_string(), info.0.port()));
+                .map(|info| otel::Peer::Addr(info.0));
             Network::http(parts.version, peer)
         }
         (TransportKind::Http, None) => Network::http(http::Version::HTTP_11, None),

@@ -46,7 +46,7 @@ use opentelemetry::propagation::{TextMapCompositePropagator, TextMapPropagator};
 use opentelemetry::trace::{TraceContextExt as _, TracerProvider};
 use opentelemetry::{InstrumentationScope, KeyValue};
 
-pub(crate) use operation::{Facts, Network, Operation, Outcome, Side};
+pub(crate) use operation::{Facts, Network, Operation, Outcome, Peer, Side};
 pub(crate) use outbound::Outbound;
 #[cfg(feature = "client")]
 pub(crate) use propagate::into_headers;
@@ -74,6 +74,13 @@ pub(crate) use sessions::SessionClock;
 /// ```
 #[derive(Clone)]
 pub struct Telemetry {
+    /// One allocation: an operation holds a reference for its whole life.
+    shared: Arc<Shared>,
+}
+
+/// What a [`Telemetry`] and its clones share.
+#[derive(Clone)]
+struct Shared {
     tracer: Arc<BoxedTracer>,
     server_operation: Histogram<f64>,
     client_operation: Histogram<f64>,
@@ -87,8 +94,8 @@ pub struct Telemetry {
 impl std::fmt::Debug for Telemetry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Telemetry")
-            .field("sensitive", &self.sensitive)
-            .field("uri_in_name", &self.uri_in_name)
+            .field("sensitive", &self.shared.sensitive)
+            .field("uri_in_name", &self.shared.uri_in_name)
             .finish_non_exhaustive()
     }
 }
@@ -143,7 +150,7 @@ impl Telemetry {
                 .with_boundaries(attributes::DURATION_BUCKETS.to_vec())
                 .build()
         };
-        Self {
+        let shared = Shared {
             tracer: Arc::new(tracer),
             server_operation: histogram(
                 attributes::MCP_SERVER_OPERATION_DURATION,
@@ -167,6 +174,9 @@ impl Telemetry {
             ])),
             sensitive: false,
             uri_in_name: false,
+        };
+        Self {
+            shared: Arc::new(shared),
         }
     }
 
@@ -175,7 +185,7 @@ impl Telemetry {
     /// `prompts/get`'s arguments (`gen_ai.prompt.variable.<name>`). Off by default.
     #[must_use]
     pub fn with_sensitive_data(mut self, on: bool) -> Self {
-        self.sensitive = on;
+        Arc::make_mut(&mut self.shared).sensitive = on;
         self
     }
 
@@ -183,7 +193,7 @@ impl Telemetry {
     /// Off by default: URIs make span names of high cardinality.
     #[must_use]
     pub fn with_resource_uri_in_span_name(mut self, on: bool) -> Self {
-        self.uri_in_name = on;
+        Arc::make_mut(&mut self.shared).uri_in_name = on;
         self
     }
 
@@ -194,13 +204,13 @@ impl Telemetry {
         mut self,
         propagator: impl TextMapPropagator + Send + Sync + 'static,
     ) -> Self {
-        self.propagator = Arc::new(propagator);
+        Arc::make_mut(&mut self.shared).propagator = Arc::new(propagator);
         self
     }
 
     /// The propagator.
     pub(crate) fn propagator(&self) -> &(dyn TextMapPropagator + Send + Sync) {
-        &*self.propagator
+        &*self.shared.propagator
     }
 
     /// Records a session's (or connection's) end: `started` is when it began, `error` what
@@ -227,13 +237,16 @@ impl Telemetry {
             points.push(KeyValue::new(attributes::ERROR_TYPE, error));
         }
         let histogram = match side {
-            Side::Received => &self.server_session,
+            Side::Received => &self.shared.server_session,
             Side::Sent => {
-                if let Some((address, port)) = &network.peer {
-                    points.push(KeyValue::new(attributes::SERVER_ADDRESS, address.clone()));
-                    points.push(KeyValue::new(attributes::SERVER_PORT, i64::from(*port)));
+                if let Some(peer) = &network.peer {
+                    points.push(KeyValue::new(attributes::SERVER_ADDRESS, peer.address()));
+                    points.push(KeyValue::new(
+                        attributes::SERVER_PORT,
+                        i64::from(peer.port()),
+                    ));
                 }
-                &self.client_session
+                &self.shared.client_session
             }
         };
         histogram.record(lasted.as_secs_f64(), &points);

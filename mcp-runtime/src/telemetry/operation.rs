@@ -3,6 +3,7 @@
 //! answer.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
 use opentelemetry::trace::{Link, SpanKind, Status, TraceContextExt as _, Tracer as _};
@@ -32,12 +33,65 @@ pub(crate) struct Network {
     /// The HTTP version, when known.
     pub(crate) http_version: Option<&'static str>,
     /// The peer: the client's address on a server, the server's host on a client.
-    pub(crate) peer: Option<(String, u16)>,
+    pub(crate) peer: Option<Peer>,
+}
+
+/// The other side of a connection: an address (formatted only when recorded), or a host
+/// name.
+#[derive(Clone, Debug)]
+pub(crate) enum Peer {
+    /// A socket address (a client on the server).
+    Addr(std::net::SocketAddr),
+    /// A host and a port (a server's URL on the client).
+    Host(Arc<str>, u16),
+}
+
+impl Peer {
+    pub(crate) fn address(&self) -> Value {
+        match self {
+            Self::Addr(addr) => match addr.ip() {
+                std::net::IpAddr::V4(ip) => Value::from(ipv4(ip)),
+                ip @ std::net::IpAddr::V6(_) => Value::from(ip.to_string()),
+            },
+            Self::Host(host, _) => Value::String(host.clone().into()),
+        }
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        match self {
+            Self::Addr(addr) => addr.port(),
+            Self::Host(_, port) => *port,
+        }
+    }
+}
+
+/// An IPv4 address in dotted decimal, without the formatting machinery (it is on every
+/// request's path).
+fn ipv4(ip: std::net::Ipv4Addr) -> String {
+    let mut out = [0u8; 15];
+    let mut len = 0;
+    for (i, octet) in ip.octets().into_iter().enumerate() {
+        if i > 0 {
+            out[len] = b'.';
+            len += 1;
+        }
+        if octet >= 100 {
+            out[len] = b'0' + octet / 100;
+            len += 1;
+        }
+        if octet >= 10 {
+            out[len] = b'0' + octet / 10 % 10;
+            len += 1;
+        }
+        out[len] = b'0' + octet % 10;
+        len += 1;
+    }
+    String::from_utf8_lossy(&out[..len]).into_owned()
 }
 
 impl Network {
     /// Streamable HTTP at `version`.
-    pub(crate) fn http(version: http::Version, peer: Option<(String, u16)>) -> Self {
+    pub(crate) fn http(version: http::Version, peer: Option<Peer>) -> Self {
         let version = match version {
             http::Version::HTTP_09 => "0.9",
             http::Version::HTTP_10 => "1.0",
@@ -81,13 +135,13 @@ impl Network {
 
     /// `client.address`/`port` on the server, `server.address`/`port` on the client.
     fn peer_attributes(&self, side: Side, out: &mut Vec<KeyValue>) {
-        if let Some((address, port)) = &self.peer {
+        if let Some(peer) = &self.peer {
             let (a, p) = match side {
                 Side::Received => (attr::CLIENT_ADDRESS, attr::CLIENT_PORT),
                 Side::Sent => (attr::SERVER_ADDRESS, attr::SERVER_PORT),
             };
-            out.push(KeyValue::new(a, address.clone()));
-            out.push(KeyValue::new(p, i64::from(*port)));
+            out.push(KeyValue::new(a, peer.address()));
+            out.push(KeyValue::new(p, i64::from(peer.port())));
         }
     }
 }
@@ -135,6 +189,54 @@ pub(crate) struct Operation {
     is_call: bool,
 }
 
+/// `s` as a static string when it is one of the methods and protocol versions messages
+/// name (most are): their attribute values then allocate nothing.
+fn known(s: &str) -> Option<&'static str> {
+    Some(match s {
+        "tools/call" => "tools/call",
+        "tools/list" => "tools/list",
+        "prompts/get" => "prompts/get",
+        "prompts/list" => "prompts/list",
+        "resources/read" => "resources/read",
+        "resources/list" => "resources/list",
+        "resources/templates/list" => "resources/templates/list",
+        "resources/subscribe" => "resources/subscribe",
+        "resources/unsubscribe" => "resources/unsubscribe",
+        "completion/complete" => "completion/complete",
+        "initialize" => "initialize",
+        "ping" => "ping",
+        "logging/setLevel" => "logging/setLevel",
+        "server/discover" => "server/discover",
+        "subscriptions/listen" => "subscriptions/listen",
+        "elicitation/create" => "elicitation/create",
+        "sampling/createMessage" => "sampling/createMessage",
+        "roots/list" => "roots/list",
+        "notifications/initialized" => "notifications/initialized",
+        "notifications/cancelled" => "notifications/cancelled",
+        "notifications/progress" => "notifications/progress",
+        "notifications/message" => "notifications/message",
+        "notifications/roots/list_changed" => "notifications/roots/list_changed",
+        "notifications/tools/list_changed" => "notifications/tools/list_changed",
+        "notifications/prompts/list_changed" => "notifications/prompts/list_changed",
+        "notifications/resources/list_changed" => "notifications/resources/list_changed",
+        "notifications/resources/updated" => "notifications/resources/updated",
+        "2026-07-28" => "2026-07-28",
+        "2025-11-25" => "2025-11-25",
+        "2025-06-18" => "2025-06-18",
+        "2025-03-26" => "2025-03-26",
+        "2024-11-05" => "2024-11-05",
+        _ => return None,
+    })
+}
+
+/// An attribute value of `s`: static when known, else a copy.
+fn text(s: &str) -> Value {
+    match known(s) {
+        Some(k) => Value::from(k),
+        None => Value::from(s.to_owned()),
+    }
+}
+
 /// What a method names (the span name's target, and its attribute).
 fn target_attribute(method: &str) -> Option<&'static str> {
     match method {
@@ -167,22 +269,18 @@ impl Operation {
         let target_key = target_attribute(facts.method);
         let is_call = facts.method == "tools/call";
         let mut points = Vec::with_capacity(8);
-        points.push(KeyValue::new(
-            attr::MCP_METHOD_NAME,
-            facts.method.to_owned(),
-        ));
+        points.push(KeyValue::new(attr::MCP_METHOD_NAME, text(facts.method)));
         if let Some(version) = facts.version {
-            points.push(KeyValue::new(
-                attr::MCP_PROTOCOL_VERSION,
-                version.to_owned(),
-            ));
+            points.push(KeyValue::new(attr::MCP_PROTOCOL_VERSION, text(version)));
         }
         if is_call {
             points.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
         }
         let named = match (target_key, facts.target) {
             (Some(key), Some(target)) if key != attr::MCP_RESOURCE_URI => {
-                points.push(KeyValue::new(key, target.to_owned()));
+                // Shared by the span's and the metric's attributes.
+                let shared: Arc<str> = Arc::from(target);
+                points.push(KeyValue::new(key, Value::String(shared.into())));
                 Some(target)
             }
             _ => None,
@@ -192,7 +290,8 @@ impl Operation {
         facts
             .network
             .attributes(side, &mut points, side == Side::Sent);
-        let mut span_attributes = points.clone();
+        let mut span_attributes = Vec::with_capacity(points.len() + 6);
+        span_attributes.extend_from_slice(&points);
         if side == Side::Received {
             facts.network.peer_attributes(side, &mut span_attributes);
         }
@@ -211,7 +310,7 @@ impl Operation {
         if let Some(uri) = uri {
             span_attributes.push(KeyValue::new(attr::MCP_RESOURCE_URI, uri.to_owned()));
         }
-        if telemetry.sensitive
+        if telemetry.shared.sensitive
             && let Some(arguments) = facts.arguments
         {
             if is_call {
@@ -230,21 +329,31 @@ impl Operation {
                 }
             }
         }
-        let name: Cow<'static, str> = match named.or(uri.filter(|_| telemetry.uri_in_name)) {
-            Some(target) => format!("{} {target}", facts.method).into(),
-            None => facts.method.to_owned().into(),
+        let name: Cow<'static, str> = match named.or(uri.filter(|_| telemetry.shared.uri_in_name)) {
+            Some(target) => {
+                let mut name = String::with_capacity(facts.method.len() + 1 + target.len());
+                name.push_str(facts.method);
+                name.push(' ');
+                name.push_str(target);
+                name.into()
+            }
+            None => match known(facts.method) {
+                Some(method) => Cow::Borrowed(method),
+                None => facts.method.to_owned().into(),
+            },
         };
         let kind = match side {
             Side::Received => SpanKind::Server,
             Side::Sent => SpanKind::Client,
         };
         let builder = telemetry
+            .shared
             .tracer
             .span_builder(name)
             .with_kind(kind)
             .with_attributes(span_attributes)
             .with_links(links);
-        let span = telemetry.tracer.build_with_context(builder, parent);
+        let span = telemetry.shared.tracer.build_with_context(builder, parent);
         Self {
             telemetry: telemetry.clone(),
             side,
@@ -272,7 +381,7 @@ impl Operation {
                     if is_tool_error(text) {
                         error_type = Some("tool_error".into());
                         span.set_status(Status::error(""));
-                    } else if self.telemetry.sensitive {
+                    } else if self.telemetry.shared.sensitive {
                         span.set_attribute(KeyValue::new(
                             attr::GEN_AI_TOOL_CALL_RESULT,
                             text.to_owned(),
@@ -313,8 +422,8 @@ impl Operation {
         span.end();
         let seconds = self.started.elapsed().as_secs_f64();
         let histogram = match self.side {
-            Side::Received => &self.telemetry.server_operation,
-            Side::Sent => &self.telemetry.client_operation,
+            Side::Received => &self.telemetry.shared.server_operation,
+            Side::Sent => &self.telemetry.shared.client_operation,
         };
         histogram.record(seconds, &self.points);
     }
@@ -340,6 +449,26 @@ mod tests {
         assert!(is_tool_error(r#"{"isError" : true}"#));
         assert!(!is_tool_error(r#"{"content":[],"isError":false}"#));
         assert!(!is_tool_error(r#"{"content":[]}"#));
+    }
+
+    #[test]
+    fn ipv4_addresses_are_dotted_decimal() {
+        for ip in [
+            "127.0.0.1",
+            "0.0.0.0",
+            "255.255.255.255",
+            "10.20.100.9",
+            "1.99.100.250",
+        ] {
+            assert_eq!(ipv4(ip.parse().unwrap()), ip);
+        }
+    }
+
+    #[test]
+    fn known_methods_and_versions_are_static() {
+        assert_eq!(known("tools/call"), Some("tools/call"));
+        assert_eq!(known("2026-07-28"), Some(crate::protocol::MODERN_VERSION));
+        assert_eq!(known("tools/calls"), None);
     }
 
     #[test]

@@ -9,6 +9,9 @@ use serde_json::Value;
 
 use crate::protocol::JsonObject;
 
+const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+const BAGGAGE: HeaderName = HeaderName::from_static("baggage");
+
 /// Reads the string members of a `_meta` object.
 struct MetaReader<'a>(&'a JsonObject);
 
@@ -71,11 +74,13 @@ pub(crate) fn received(
     headers: Option<&HeaderMap>,
 ) -> (Context, Vec<Link>) {
     let ambient = Context::current();
+    // Most requests carry no trace context: the headers are read only when they do.
     let transport = headers
+        .filter(|h| h.contains_key(TRACEPARENT) || h.contains_key(BAGGAGE))
         .map(|h| propagator.extract_with_context(&ambient, &HeaderReader(h)))
         .filter(|cx| cx.span().span_context().is_valid());
     let in_meta = meta
-        .filter(|m| m.contains_key("traceparent"))
+        .filter(|m| m.contains_key("traceparent") || m.contains_key("baggage"))
         .map(|m| propagator.extract_with_context(&ambient, &MetaReader(m)))
         .filter(|cx| cx.span().span_context().is_valid());
     match (in_meta, transport) {

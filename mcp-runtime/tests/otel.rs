@@ -500,6 +500,97 @@ async fn each_round_of_a_multi_round_call_is_its_own_span_linked_to_the_first() 
             "each round has its client parent"
         );
     }
+    // On the server too, whatever the client: the first round's span travels, sealed, in
+    // the request state.
+    assert!(served[0].links.is_empty());
+    assert_eq!(served[1].links, vec![served[0].id.clone()], "{served:#?}");
+}
+
+/// A call of three rounds keeping its own state.
+struct Steps;
+
+#[mcp::service(name = "steps", version = "1.0.0")]
+impl Steps {
+    /// Asks twice, counting the rounds in its request state.
+    pub async fn steps(
+        &self,
+        context: mcp::Context,
+    ) -> Result<mcp::ToolOutput<String>, mcp::ToolError> {
+        let form = || mcp::elicit_form("Sure?", mcp::form_of::<stream::Confirm>());
+        match context.request_state() {
+            None => Ok(mcp::InputRequired::new()
+                .elicit("a", form())
+                .state("1")
+                .into()),
+            Some("1") => Ok(mcp::InputRequired::new()
+                .elicit("b", form())
+                .state("2")
+                .into()),
+            Some(other) => Ok(mcp::ToolOutput::Done(format!("state {other}"))),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_handler_sees_its_own_state_and_every_round_links_the_first() {
+    let recorder = Recorder::new();
+    let server = mcp::Server::builder(Steps)
+        .telemetry(recorder.telemetry())
+        .build()
+        .unwrap();
+    let config = ClientConfig::new().elicitation_handler(|_: ElicitRequest| async {
+        Ok(ElicitResult::accept(
+            json!({"ok": true}).as_object().unwrap().clone(),
+        ))
+    });
+    let client = connect(Wire::Http, Era::Modern, server, config).await;
+    let text = call(&client, "steps", json!({}))
+        .await
+        .unwrap()
+        .joined_text();
+    assert_eq!(text, "state 2", "the mark never reaches the handler");
+    let served: Vec<_> = recorder
+        .spans()
+        .into_iter()
+        .filter(|s| s.name == "tools/call steps")
+        .collect();
+    assert_eq!(served.len(), 3, "{served:#?}");
+    assert!(served[0].links.is_empty());
+    assert_eq!(served[1].links, vec![served[0].id.clone()]);
+    assert_eq!(
+        served[2].links,
+        vec![served[0].id.clone()],
+        "the first, not the previous"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_round_links_the_first_on_the_server_without_client_telemetry() {
+    // A client that records nothing (as the TypeScript one): the server still links its
+    // rounds, and the handler never sees the mark in its state.
+    let recorder = Recorder::new();
+    let config = ClientConfig::new().elicitation_handler(|_: ElicitRequest| async {
+        Ok(ElicitResult::accept(
+            json!({"ok": true}).as_object().unwrap().clone(),
+        ))
+    });
+    let client = connect(Wire::InProcess, Era::Modern, server(&recorder), config).await;
+    let text = call(&client, "confirm", json!({}))
+        .await
+        .unwrap()
+        .joined_text();
+    assert_eq!(text, "confirmed true");
+    let served: Vec<_> = recorder
+        .spans()
+        .into_iter()
+        .filter(|s| s.name == "tools/call confirm")
+        .collect();
+    assert_eq!(served.len(), 2, "{served:#?}");
+    assert_eq!(served[1].links, vec![served[0].id.clone()]);
+    assert_ne!(
+        served[0].trace, served[1].trace,
+        "two requests, two traces, one link"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -20,6 +20,7 @@ mod observe;
 mod params;
 mod reply;
 mod request;
+mod rounds;
 mod serve;
 pub(crate) mod service;
 mod shim;
@@ -425,13 +426,22 @@ impl Server {
         let cx = cx.with_meta(RequestEnvelope::strip(params.meta.take()));
         params.meta = cx.meta.clone();
         let who = caller(&cx);
+        let mut first_round = None;
         if let Some(token) = params.request_state.take() {
             match self
                 .inner
                 .signer
                 .open(&token, &binding(&params, who.as_deref()))
             {
-                Ok(plain) => params.request_state = Some(plain),
+                Ok(plain) => {
+                    let (first, plain) = rounds::split(plain);
+                    #[cfg(feature = "otel")]
+                    if let Some(first) = &first {
+                        rounds::link_to(first);
+                    }
+                    first_round = first;
+                    params.request_state = plain;
+                }
                 Err(reason) => {
                     tracing::debug!(%reason, tool = %params.name, "refusing a request state");
                     return invalid_request_state();
@@ -473,16 +483,19 @@ impl Server {
                     arguments: params.arguments.as_ref(),
                     caller: who.as_deref(),
                 };
-                self.input_required(result, &cx, &bind)
+                self.input_required(result, &cx, &bind, first_round)
             }
         }
     }
 
+    /// An `input_required` result, checked, its state sealed (with telemetry, marked with
+    /// the call's first round, `first_round` when this is a later one).
     fn input_required(
         &self,
         mut result: InputRequiredResult,
         cx: &RequestContext,
         bind: &Binding<'_>,
+        first_round: Option<rounds::FirstRound>,
     ) -> Reply {
         if let Err(refusal) = input_checks::check(&mut result, Some(&cx.client_capabilities)) {
             tracing::error!(
@@ -492,6 +505,13 @@ impl Server {
             );
             return Reply::in_band(refusal.to_error());
         }
+        #[cfg(feature = "otel")]
+        if let Some(first) = self.observed().and(rounds::first_or_current(first_round)) {
+            let state = result.request_state.take();
+            result.request_state = Some(rounds::mark(state.as_deref(), &first));
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = first_round;
         if let Some(state) = result.request_state.take() {
             result.request_state = Some(self.inner.signer.seal(&state, bind));
         }

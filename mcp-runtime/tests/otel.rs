@@ -116,6 +116,14 @@ impl Recorder {
             .collect()
     }
 
+    /// The finished spans named `name`, of `kind` when given, in the order they ended.
+    fn named(&self, name: &str, kind: Option<SpanKind>) -> Vec<Seen> {
+        self.spans()
+            .into_iter()
+            .filter(|s| s.name == name && kind.as_ref().is_none_or(|k| *k == s.kind))
+            .collect()
+    }
+
     /// Waits (at most 5 s) for a span named `name` of `kind`.
     async fn span(&self, name: &str, kind: SpanKind) -> Seen {
         for _ in 0..100 {
@@ -181,6 +189,15 @@ fn server(recorder: &Recorder) -> mcp::Server {
 
 fn client_config(recorder: &Recorder) -> ClientConfig {
     ClientConfig::new().telemetry(recorder.telemetry())
+}
+
+/// `config` with an elicitation handler that accepts, confirming.
+fn confirming(config: ClientConfig) -> ClientConfig {
+    config.elicitation_handler(|_: ElicitRequest| async {
+        Ok(ElicitResult::accept(
+            json!({"ok": true}).as_object().unwrap().clone(),
+        ))
+    })
 }
 
 fn version(era: Era) -> &'static str {
@@ -465,22 +482,14 @@ async fn sensitive_data_is_recorded_only_when_turned_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_round_of_a_multi_round_call_is_its_own_span_linked_to_the_first() {
     let recorder = Recorder::new();
-    let config = client_config(&recorder).elicitation_handler(|_: ElicitRequest| async {
-        Ok(ElicitResult::accept(
-            json!({"ok": true}).as_object().unwrap().clone(),
-        ))
-    });
+    let config = confirming(client_config(&recorder));
     let client = connect(Wire::Http, Era::Modern, server(&recorder), config).await;
     let text = call(&client, "confirm", json!({}))
         .await
         .unwrap()
         .joined_text();
     assert_eq!(text, "confirmed true");
-    let sent: Vec<_> = recorder
-        .spans()
-        .into_iter()
-        .filter(|s| s.name == "tools/call confirm" && s.kind == SpanKind::Client)
-        .collect();
+    let sent: Vec<_> = recorder.named("tools/call confirm", Some(SpanKind::Client));
     assert_eq!(sent.len(), 2, "{sent:#?}");
     assert!(sent[0].links.is_empty());
     assert_eq!(
@@ -488,11 +497,7 @@ async fn each_round_of_a_multi_round_call_is_its_own_span_linked_to_the_first() 
         vec![sent[0].id.clone()],
         "the second round links the first"
     );
-    let served: Vec<_> = recorder
-        .spans()
-        .into_iter()
-        .filter(|s| s.name == "tools/call confirm" && s.kind == SpanKind::Server)
-        .collect();
+    let served: Vec<_> = recorder.named("tools/call confirm", Some(SpanKind::Server));
     assert_eq!(served.len(), 2);
     for round in &served {
         assert!(
@@ -538,22 +543,14 @@ async fn the_handler_sees_its_own_state_and_every_round_links_the_first() {
         .telemetry(recorder.telemetry())
         .build()
         .unwrap();
-    let config = ClientConfig::new().elicitation_handler(|_: ElicitRequest| async {
-        Ok(ElicitResult::accept(
-            json!({"ok": true}).as_object().unwrap().clone(),
-        ))
-    });
+    let config = confirming(ClientConfig::new());
     let client = connect(Wire::Http, Era::Modern, server, config).await;
     let text = call(&client, "steps", json!({}))
         .await
         .unwrap()
         .joined_text();
     assert_eq!(text, "state 2", "the mark never reaches the handler");
-    let served: Vec<_> = recorder
-        .spans()
-        .into_iter()
-        .filter(|s| s.name == "tools/call steps")
-        .collect();
+    let served: Vec<_> = recorder.named("tools/call steps", None);
     assert_eq!(served.len(), 3, "{served:#?}");
     assert!(served[0].links.is_empty());
     assert_eq!(served[1].links, vec![served[0].id.clone()]);
@@ -569,22 +566,14 @@ async fn a_later_round_links_the_first_on_the_server_without_client_telemetry() 
     // A client that records nothing (as the TypeScript one): the server still links its
     // rounds, and the handler never sees the mark in its state.
     let recorder = Recorder::new();
-    let config = ClientConfig::new().elicitation_handler(|_: ElicitRequest| async {
-        Ok(ElicitResult::accept(
-            json!({"ok": true}).as_object().unwrap().clone(),
-        ))
-    });
+    let config = confirming(ClientConfig::new());
     let client = connect(Wire::InProcess, Era::Modern, server(&recorder), config).await;
     let text = call(&client, "confirm", json!({}))
         .await
         .unwrap()
         .joined_text();
     assert_eq!(text, "confirmed true");
-    let served: Vec<_> = recorder
-        .spans()
-        .into_iter()
-        .filter(|s| s.name == "tools/call confirm")
-        .collect();
+    let served: Vec<_> = recorder.named("tools/call confirm", None);
     assert_eq!(served.len(), 2, "{served:#?}");
     assert_eq!(served[1].links, vec![served[0].id.clone()]);
     assert_ne!(
@@ -597,11 +586,7 @@ async fn a_later_round_links_the_first_on_the_server_without_client_telemetry() 
 async fn a_legacy_elicitation_is_a_client_span_on_the_server_and_a_server_span_on_the_client() {
     for wire in [Wire::Http, Wire::Stdio] {
         let recorder = Recorder::new();
-        let config = client_config(&recorder).elicitation_handler(|_: ElicitRequest| async {
-            Ok(ElicitResult::accept(
-                json!({"ok": true}).as_object().unwrap().clone(),
-            ))
-        });
+        let config = confirming(client_config(&recorder));
         let client = connect(wire, Era::Legacy, server(&recorder), config).await;
         let text = call(&client, "confirm", json!({}))
             .await

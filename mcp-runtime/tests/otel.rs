@@ -635,6 +635,39 @@ async fn log_messages_land_in_the_call_span_whatever_the_client_asked() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_message_is_a_client_span_of_the_call_on_the_server_and_a_server_span_on_the_client()
+{
+    for wire in [Wire::Http, Wire::Stdio, Wire::InProcess] {
+        // A legacy session gets every level until it sets one.
+        let recorder = Recorder::new();
+        let client = connect(
+            wire,
+            Era::Legacy,
+            server(&recorder),
+            client_config(&recorder),
+        )
+        .await;
+        call(&client, "work", json!({})).await.unwrap();
+        let served = recorder.span("tools/call work", SpanKind::Server).await;
+        let sent = recorder
+            .span("notifications/message", SpanKind::Client)
+            .await;
+        assert_eq!(
+            sent.parent, served.id,
+            "{wire:?}: sent while serving the call"
+        );
+        let received = recorder
+            .span("notifications/message", SpanKind::Server)
+            .await;
+        assert_eq!(
+            received.parent, sent.id,
+            "{wire:?}: its context travels in _meta"
+        );
+        assert_eq!(received.attr(attr::JSONRPC_REQUEST_ID), None);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_are_spans_on_the_receiving_side() {
     let recorder = Recorder::new();
     let _client = connect(
@@ -799,4 +832,63 @@ async fn a_call_made_inside_a_tool_continues_the_trace() {
         .unwrap();
     let sent = recorder.span("tools/call echo", SpanKind::Client).await;
     assert_eq!(sent.parent, parent_id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_is_one_span_that_lasts_as_long_as_its_stream() {
+    // The server needs list changes to listen for.
+    let recorder = Recorder::new();
+    let server = mcp::Server::builder(Svc)
+        .list_changed(true)
+        .telemetry(recorder.telemetry())
+        .build()
+        .unwrap();
+    let listener = mcp::HttpServer::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = mcp::transport::http::router("/mcp", server);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        listener
+            .serve(app.into_make_service())
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let body = json!({"jsonrpc": "2.0", "id": "l1", "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "traceparent": parent}}});
+    let mut response = reqwest::Client::new()
+        .post(&url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let ack = response.chunk().await.unwrap().unwrap();
+    assert!(
+        String::from_utf8_lossy(&ack).contains("l1"),
+        "the acknowledgement"
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        recorder.named("subscriptions/listen", None).is_empty(),
+        "the span lasts while the stream is open"
+    );
+    // Shutting down ends the stream (with its result); the span ends with it.
+    stop.send(()).unwrap();
+    while response.chunk().await.ok().flatten().is_some() {}
+    let span = recorder
+        .span("subscriptions/listen", SpanKind::Server)
+        .await;
+    assert_eq!(span.parent, "00f067aa0ba902b7");
+    assert_eq!(span.attr(attr::JSONRPC_REQUEST_ID), Some("l1"));
+    assert_eq!(span.attr(attr::MCP_PROTOCOL_VERSION), Some("2026-07-28"));
+    assert_eq!(span.status, Status::Unset);
 }

@@ -207,16 +207,35 @@ impl CallState {
     }
 
     pub(crate) fn try_notify(&self, method: &str, params: Value) -> bool {
-        self.channel
-            .as_ref()
-            .is_some_and(|c| c.try_notify(method, params))
+        let Some(channel) = &self.channel else {
+            return false;
+        };
+        #[cfg(feature = "otel")]
+        if let Some(telemetry) = &self.telemetry {
+            let mut params = params;
+            let operation = telemetry.start(method, &mut params);
+            let sent = channel.try_notify(method, params);
+            crate::otel::Outbound::notified(operation, sent);
+            return sent;
+        }
+        channel.try_notify(method, params)
     }
 
+    /// Sends a notification related to the call; with telemetry, as an `mcp.client` span
+    /// whose context travels in the notification's `_meta`.
     pub(crate) async fn notify(&self, method: &str, params: Value) -> bool {
-        match &self.channel {
-            Some(c) => c.notify(method, params).await,
-            None => false,
+        let Some(channel) = &self.channel else {
+            return false;
+        };
+        #[cfg(feature = "otel")]
+        if let Some(telemetry) = &self.telemetry {
+            let mut params = params;
+            let operation = telemetry.start(method, &mut params);
+            let sent = channel.notify(method, params).await;
+            crate::otel::Outbound::notified(operation, sent);
+            return sent;
         }
+        channel.notify(method, params).await
     }
 
     /// The input key of the next sampling request of this call.

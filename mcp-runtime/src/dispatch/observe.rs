@@ -143,6 +143,36 @@ impl Observed {
             .finish(Outcome::Result(None));
     }
 
+    /// The span of a `subscriptions/listen` request, which lasts as long as its stream.
+    pub(crate) fn listening(
+        &self,
+        request: &crate::protocol::Request,
+        network: &Network,
+        headers: Option<&http::HeaderMap>,
+    ) -> otel::Lasting {
+        let params = request.params.as_ref();
+        let meta = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object);
+        let (parent, links) = otel::received(self.telemetry.propagator(), meta, headers);
+        let facts = Facts {
+            method: &request.method,
+            id: Some(&request.id),
+            version: Some(crate::protocol::MODERN_VERSION),
+            target: None,
+            session: None,
+            arguments: None,
+            network,
+        };
+        otel::Lasting::new(Operation::start(
+            &self.telemetry,
+            Side::Received,
+            &facts,
+            &parent,
+            links,
+        ))
+    }
+
     /// What the handler of `request` records its requests to the client with.
     pub(crate) fn for_call(&self, request: &McpRequest) -> Outbound {
         let parts = request.extensions.get::<http::request::Parts>();

@@ -54,11 +54,12 @@ impl Server {
     /// runs the method's handler in the call's scope. The future is boxed where it is created (it is kilobytes large),
     /// so the transport's wrappers around it move a pointer.
     pub(crate) fn serve_core(&self, request: McpRequest) -> BoxFuture<'static, McpResponse> {
-        // Only a request whose channel carries server→client requests sends any.
+        // Only a request with a channel back sends its client anything.
         #[cfg(feature = "otel")]
-        let telemetry = (request.requests)
-            .then_some(self.inner.telemetry.as_ref())
-            .flatten()
+        let telemetry = request
+            .channel
+            .as_ref()
+            .and(self.inner.telemetry.as_ref())
             .map(|o| o.for_call(&request));
         let McpRequest {
             id: _,

@@ -46,7 +46,7 @@ use opentelemetry::propagation::{TextMapCompositePropagator, TextMapPropagator};
 use opentelemetry::trace::{TraceContextExt as _, TracerProvider};
 use opentelemetry::{InstrumentationScope, KeyValue};
 
-pub(crate) use operation::{Facts, Network, Operation, Outcome, Peer, Side};
+pub(crate) use operation::{Facts, Lasting, Network, Operation, Outcome, Peer, Side};
 pub(crate) use outbound::Outbound;
 #[cfg(feature = "client")]
 pub(crate) use propagate::into_headers;

@@ -43,6 +43,7 @@ pub(crate) enum Peer {
     /// A socket address (a client on the server).
     Addr(std::net::SocketAddr),
     /// A host and a port (a server's URL on the client).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     Host(Arc<str>, u16),
 }
 
@@ -171,8 +172,7 @@ pub(crate) enum Outcome<'a> {
     Result(Option<&'a str>),
     /// A JSON-RPC error.
     Error { code: i64, message: &'a str },
-    /// No answer: `timeout`, `transport`, `cancelled`, … (what a client meets).
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    /// No answer: `timeout`, `transport`, `cancelled`, …
     Failed(&'static str),
 }
 
@@ -296,7 +296,11 @@ impl Operation {
             facts.network.peer_attributes(side, &mut span_attributes);
         }
         if let Some(id) = facts.id {
-            span_attributes.push(KeyValue::new(attr::JSONRPC_REQUEST_ID, id.to_string()));
+            let id = match id {
+                RequestId::Number(n) => n.to_string(),
+                RequestId::String(s) => s.clone(),
+            };
+            span_attributes.push(KeyValue::new(attr::JSONRPC_REQUEST_ID, id));
         }
         if let Some(session) = facts.session {
             span_attributes.push(KeyValue::new(
@@ -476,5 +480,32 @@ mod tests {
         let f = session_fingerprint("191c4850af6c49e08843a3f6c80e5046");
         assert_eq!(f.len(), 16);
         assert!(!f.contains("191c"));
+    }
+}
+
+/// An operation that lasts as long as a value (a `subscriptions/listen` stream): it ends,
+/// as answered, when dropped.
+#[derive(Debug)]
+pub(crate) struct Lasting(Option<Operation>);
+
+impl Lasting {
+    /// `operation`, ended when this is dropped.
+    pub(crate) fn new(operation: Operation) -> Self {
+        Self(Some(operation))
+    }
+
+    /// Ends it now with the error `code`, `message` (a refused request).
+    pub(crate) fn refused(mut self, code: i64, message: &str) {
+        if let Some(operation) = self.0.take() {
+            operation.finish(Outcome::Error { code, message });
+        }
+    }
+}
+
+impl Drop for Lasting {
+    fn drop(&mut self) {
+        if let Some(operation) = self.0.take() {
+            operation.finish(Outcome::Result(None));
+        }
     }
 }

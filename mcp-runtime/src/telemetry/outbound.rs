@@ -1,6 +1,6 @@
-//! A server's requests to its client (elicitation, sampling, roots) while it serves a call:
-//! `mcp.client` spans on the server, children of the call's span, their trace context in
-//! the request's `_meta`.
+//! A server's requests and notifications to its client (elicitation, sampling, roots; log
+//! messages, progress) while it serves a call: `mcp.client` spans on the server, children of
+//! the call's span, their trace context in the message's `_meta`.
 
 use std::sync::Arc;
 
@@ -50,6 +50,15 @@ impl Outbound {
             }
         }
         operation
+    }
+
+    /// Ends the span of a notification: `sent`, or the client went away.
+    pub(crate) fn notified(operation: Operation, sent: bool) {
+        operation.finish(if sent {
+            Outcome::Result(None)
+        } else {
+            Outcome::Failed("transport")
+        });
     }
 
     /// Ends the span with the client's answer.

@@ -59,9 +59,19 @@ fn caller(parts: &http::request::Parts) -> Caller {
 pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Parts) -> Response {
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
     let caller = caller(parts);
+    #[cfg(feature = "otel")]
+    let span = server.observed().map(|o| {
+        let network =
+            crate::dispatch::network_of(crate::dispatch::TransportKind::Http, Some(parts));
+        o.listening(&request, &network, Some(&parts.headers))
+    });
     let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), &caller) {
         Ok(o) => o,
         Err(error) => {
+            #[cfg(feature = "otel")]
+            if let Some(span) = span {
+                span.refused(i64::from(error.code.0), &error.message);
+            }
             tracing::debug!(message = %error.message, "refusing a listen request");
             return super::reply_response(&request.id, Reply::in_band(error), &parts.headers);
         }
@@ -106,6 +116,12 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
                 }
             }
         }
+    });
+    // With telemetry, the listen's span ends with its stream (its end, or the client
+    // going away).
+    #[cfg(feature = "otel")]
+    let rest = rest.inspect(move |_| {
+        let _lasting = &span;
     });
     let body = stream::once(async move { first })
         .chain(rest)

@@ -21,12 +21,24 @@ pub(super) async fn serve(
     server: &Server,
     link: &Arc<Link>,
     caller: &Caller,
+    kind: crate::dispatch::TransportKind,
     request: Request,
 ) -> Option<AbortHandle> {
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    #[cfg(feature = "otel")]
+    let span = server.observed().map(|o| {
+        let network = crate::dispatch::network_of(kind, None);
+        o.listening(&request, &network, None)
+    });
+    #[cfg(not(feature = "otel"))]
+    let _ = kind;
     let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), caller) {
         Ok(o) => o,
         Err(error) => {
+            #[cfg(feature = "otel")]
+            if let Some(span) = span {
+                span.refused(i64::from(error.code.0), &error.message);
+            }
             link.send_reply(&request.id, &Reply::in_band(error)).await;
             return None;
         }
@@ -44,6 +56,9 @@ pub(super) async fn serve(
         let task = tokio::spawn(async move {
             let mut receiver = opened.receiver;
             let _guard = opened.guard;
+            // With telemetry, the listen's span ends with this task (its end, or an abort).
+            #[cfg(feature = "otel")]
+            let _span = span;
             while let Some(message) = receiver.recv().await {
                 if !link.send_line(message.as_bytes().to_vec()).await {
                     return;

@@ -523,7 +523,7 @@ impl Connection {
             Route::Modern(_) if request.method == "subscriptions/listen" => {
                 self.listens.retain(|h| !h.is_finished());
                 if let Some(h) =
-                    listen::serve(&self.server, &self.link, &self.caller, request).await
+                    listen::serve(&self.server, &self.link, &self.caller, self.kind, request).await
                 {
                     self.listens.push(h);
                 }

@@ -33,6 +33,7 @@
 //! as a fingerprint, never as the id.
 
 pub mod attributes;
+mod durations;
 mod operation;
 mod outbound;
 mod propagate;
@@ -82,8 +83,8 @@ pub struct Telemetry {
 #[derive(Clone)]
 struct Shared {
     tracer: Arc<BoxedTracer>,
-    server_operation: Histogram<f64>,
-    client_operation: Histogram<f64>,
+    server_operation: durations::Durations,
+    client_operation: durations::Durations,
     server_session: Histogram<f64>,
     client_session: Histogram<f64>,
     propagator: Arc<dyn TextMapPropagator + Send + Sync>,
@@ -152,14 +153,14 @@ impl Telemetry {
         };
         let shared = Shared {
             tracer: Arc::new(tracer),
-            server_operation: histogram(
+            server_operation: durations::Durations::new(histogram(
                 attributes::MCP_SERVER_OPERATION_DURATION,
                 "MCP request or notification duration as observed on the receiver",
-            ),
-            client_operation: histogram(
+            )),
+            client_operation: durations::Durations::new(histogram(
                 attributes::MCP_CLIENT_OPERATION_DURATION,
                 "MCP request or notification duration as observed on the sender",
-            ),
+            )),
             server_session: histogram(
                 attributes::MCP_SERVER_SESSION_DURATION,
                 "The duration of the MCP session as observed on the MCP server",

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
-use opentelemetry::trace::{Link, SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::trace::{
+    Link, SpanBuilder, SpanKind, Status, TraceContextExt as _, Tracer as _,
+};
 use opentelemetry::{Context, KeyValue, Value};
 
 use super::Telemetry;
@@ -350,13 +352,13 @@ impl Operation {
             Side::Received => SpanKind::Server,
             Side::Sent => SpanKind::Client,
         };
-        let builder = telemetry
-            .shared
-            .tracer
-            .span_builder(name)
-            .with_kind(kind)
-            .with_attributes(span_attributes)
-            .with_links(links);
+        // Built in one go: each `with_*` moves the (large) builder once more.
+        let builder = SpanBuilder {
+            span_kind: Some(kind),
+            attributes: Some(span_attributes),
+            links: (!links.is_empty()).then_some(links),
+            ..SpanBuilder::from_name(name)
+        };
         let span = telemetry.shared.tracer.build_with_context(builder, parent);
         Self {
             telemetry: telemetry.clone(),
@@ -429,7 +431,7 @@ impl Operation {
             Side::Received => &self.telemetry.shared.server_operation,
             Side::Sent => &self.telemetry.shared.client_operation,
         };
-        histogram.record(seconds, &self.points);
+        histogram.record(seconds, std::mem::take(&mut self.points));
     }
 }
 

@@ -186,9 +186,97 @@ pub(crate) struct Operation {
     side: Side,
     cx: Context,
     started: Instant,
-    /// The metric's attributes known at the start.
-    points: Vec<KeyValue>,
+    /// What the duration is recorded with.
+    point: Point,
+}
+
+/// The attributes of an operation's duration point, held as values until it ends: most
+/// points find their bound instrument by these values' bytes ([`Point::key`]), and only the
+/// first of each set builds its attribute list ([`Point::attributes`]).
+#[derive(Debug)]
+pub(crate) struct Point {
+    side: Side,
+    method: Value,
+    version: Option<Value>,
     is_call: bool,
+    /// The tool or prompt, with its attribute's name.
+    target: Option<(&'static str, Value)>,
+    network: Network,
+    status: Option<Value>,
+    error: Option<Value>,
+}
+
+impl Point {
+    /// Writes the point's values into `out`, each tagged and with its length: equal bytes,
+    /// equal attribute sets (which attributes a set has follows from the tags).
+    pub(crate) fn key(&self, out: &mut Vec<u8>) {
+        let mut field = |tag: u8, bytes: &[u8]| {
+            out.push(tag);
+            out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+            out.extend_from_slice(bytes);
+        };
+        field(b'm', self.method.as_str().as_bytes());
+        if let Some(version) = &self.version {
+            field(b'v', version.as_str().as_bytes());
+        }
+        if let Some((key, target)) = &self.target {
+            let tag = if *key == attr::GEN_AI_TOOL_NAME {
+                b't'
+            } else {
+                b'p'
+            };
+            field(tag, target.as_str().as_bytes());
+        }
+        let network = &self.network;
+        field(b'n', network.transport.as_bytes());
+        if let Some(version) = network.http_version {
+            field(b'h', version.as_bytes());
+        } else if network.http {
+            field(b'H', &[]);
+        }
+        if self.side == Side::Sent
+            && let Some(peer) = &network.peer
+        {
+            field(b'p', peer.address().as_str().as_bytes());
+            field(b'P', &peer.port().to_le_bytes());
+        }
+        if let Some(status) = &self.status {
+            field(b's', status.as_str().as_bytes());
+        }
+        if let Some(error) = &self.error {
+            field(b'e', error.as_str().as_bytes());
+        }
+        out.push(u8::from(self.is_call) | (u8::from(self.side == Side::Sent) << 1));
+    }
+
+    /// The point's attributes.
+    pub(crate) fn attributes(&self) -> Vec<KeyValue> {
+        let mut out = Vec::with_capacity(11);
+        out.push(KeyValue::new(attr::MCP_METHOD_NAME, self.method.clone()));
+        if let Some(version) = &self.version {
+            out.push(KeyValue::new(attr::MCP_PROTOCOL_VERSION, version.clone()));
+        }
+        if self.is_call {
+            out.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
+        }
+        if let Some((key, target)) = &self.target {
+            out.push(KeyValue::new(*key, target.clone()));
+        }
+        // The peer is a metric attribute on the client only (the server's would be a
+        // label per client).
+        self.network
+            .attributes(self.side, &mut out, self.side == Side::Sent);
+        if let Some(status) = &self.status {
+            out.push(KeyValue::new(
+                attr::RPC_RESPONSE_STATUS_CODE,
+                status.clone(),
+            ));
+        }
+        if let Some(error) = &self.error {
+            out.push(KeyValue::new(attr::ERROR_TYPE, error.clone()));
+        }
+        out
+    }
 }
 
 /// `s` as a static string when it is one of the methods and protocol versions messages
@@ -270,33 +358,35 @@ impl Operation {
     ) -> Self {
         let target_key = target_attribute(facts.method);
         let is_call = facts.method == "tools/call";
-        let mut points = Vec::with_capacity(8);
-        points.push(KeyValue::new(attr::MCP_METHOD_NAME, text(facts.method)));
-        if let Some(version) = facts.version {
-            points.push(KeyValue::new(attr::MCP_PROTOCOL_VERSION, text(version)));
-        }
-        if is_call {
-            points.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
-        }
         let named = match (target_key, facts.target) {
-            (Some(key), Some(target)) if key != attr::MCP_RESOURCE_URI => {
-                // Shared by the span's and the metric's attributes.
-                let shared: Arc<str> = Arc::from(target);
-                points.push(KeyValue::new(key, Value::String(shared.into())));
-                Some(target)
-            }
+            (Some(key), Some(target)) if key != attr::MCP_RESOURCE_URI => Some((key, target)),
             _ => None,
         };
-        // The peer is a metric attribute on the client only (the server's would be a
-        // label per client).
-        facts
-            .network
-            .attributes(side, &mut points, side == Side::Sent);
-        let mut span_attributes = Vec::with_capacity(points.len() + 6);
-        span_attributes.extend_from_slice(&points);
-        if side == Side::Received {
-            facts.network.peer_attributes(side, &mut span_attributes);
+        let point = Point {
+            side,
+            method: text(facts.method),
+            version: facts.version.map(text),
+            is_call,
+            // Shared by the span's and the metric's attributes.
+            target: named
+                .map(|(key, target)| (key, Value::String(Arc::<str>::from(target).into()))),
+            network: facts.network.clone(),
+            status: None,
+            error: None,
+        };
+        let mut span_attributes = Vec::with_capacity(16);
+        span_attributes.push(KeyValue::new(attr::MCP_METHOD_NAME, point.method.clone()));
+        if let Some(version) = &point.version {
+            span_attributes.push(KeyValue::new(attr::MCP_PROTOCOL_VERSION, version.clone()));
         }
+        if is_call {
+            span_attributes.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, "execute_tool"));
+        }
+        if let Some((key, target)) = &point.target {
+            span_attributes.push(KeyValue::new(*key, target.clone()));
+        }
+        facts.network.attributes(side, &mut span_attributes, true);
+        let named = named.map(|(_, target)| target);
         if let Some(id) = facts.id {
             let id = match id {
                 RequestId::Number(n) => n.to_string(),
@@ -365,8 +455,7 @@ impl Operation {
             side,
             cx: parent.with_span(span),
             started: Instant::now(),
-            points,
-            is_call,
+            point,
         }
     }
 
@@ -381,7 +470,7 @@ impl Operation {
         let mut error_type: Option<Value> = None;
         match outcome {
             Outcome::Result(text) => {
-                if self.is_call
+                if self.point.is_call
                     && let Some(text) = text
                 {
                     if is_tool_error(text) {
@@ -397,10 +486,7 @@ impl Operation {
             }
             Outcome::Error { code, message } => {
                 let code_text: Value = code.to_string().into();
-                self.points.push(KeyValue::new(
-                    attr::RPC_RESPONSE_STATUS_CODE,
-                    code_text.clone(),
-                ));
+                self.point.status = Some(code_text.clone());
                 span.set_attribute(KeyValue::new(
                     attr::RPC_RESPONSE_STATUS_CODE,
                     code_text.clone(),
@@ -422,8 +508,7 @@ impl Operation {
         }
         if let Some(error_type) = error_type {
             span.set_attribute(KeyValue::new(attr::ERROR_TYPE, error_type.clone()));
-            self.points
-                .push(KeyValue::new(attr::ERROR_TYPE, error_type));
+            self.point.error = Some(error_type);
         }
         span.end();
         let seconds = self.started.elapsed().as_secs_f64();
@@ -431,7 +516,7 @@ impl Operation {
             Side::Received => &self.telemetry.shared.server_operation,
             Side::Sent => &self.telemetry.shared.client_operation,
         };
-        histogram.record(seconds, std::mem::take(&mut self.points));
+        histogram.record(seconds, &self.point);
     }
 }
 
@@ -475,6 +560,40 @@ mod tests {
         assert_eq!(known("tools/call"), Some("tools/call"));
         assert_eq!(known("2026-07-28"), Some(crate::protocol::MODERN_VERSION));
         assert_eq!(known("tools/calls"), None);
+    }
+
+    #[test]
+    fn points_of_different_attribute_sets_have_different_keys() {
+        let point = |method: &str, target: Option<&str>, error: Option<&str>| Point {
+            side: Side::Received,
+            method: text(method),
+            version: Some(text("2026-07-28")),
+            is_call: method == "tools/call",
+            target: target.map(|t| (attr::GEN_AI_TOOL_NAME, Value::from(t.to_owned()))),
+            network: Network::local(false),
+            status: error.map(|e| Value::from(e.to_owned())),
+            error: error.map(|e| Value::from(e.to_owned())),
+        };
+        let key = |p: &Point| {
+            let mut out = Vec::new();
+            p.key(&mut out);
+            out
+        };
+        let a = key(&point("tools/call", Some("add"), None));
+        assert_eq!(a, key(&point("tools/call", Some("add"), None)));
+        assert_ne!(a, key(&point("tools/call", Some("ad"), None)));
+        assert_ne!(a, key(&point("tools/call", Some("add"), Some("-32603"))));
+        assert_ne!(a, key(&point("tools/call", None, None)));
+        assert_ne!(
+            key(&point("tools/list", None, None)),
+            key(&point("tools/call", None, None))
+        );
+        assert_eq!(
+            point("tools/call", Some("add"), Some("-32603"))
+                .attributes()
+                .len(),
+            7
+        );
     }
 
     #[test]

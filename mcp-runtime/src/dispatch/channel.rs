@@ -211,14 +211,11 @@ impl CallState {
             return false;
         };
         #[cfg(feature = "otel")]
-        if let Some(telemetry) = &self.telemetry {
-            let mut params = params;
-            let operation = telemetry.start(method, &mut params);
-            let sent = channel.try_notify(method, params);
-            crate::otel::Outbound::notified(operation, sent);
-            return sent;
-        }
-        channel.try_notify(method, params)
+        let (operation, params) = self.notifying(method, params);
+        let sent = channel.try_notify(method, params);
+        #[cfg(feature = "otel")]
+        crate::otel::Outbound::notified(operation, sent);
+        sent
     }
 
     /// Sends a notification related to the call; with telemetry, as an `mcp.client` span
@@ -228,14 +225,26 @@ impl CallState {
             return false;
         };
         #[cfg(feature = "otel")]
-        if let Some(telemetry) = &self.telemetry {
-            let mut params = params;
-            let operation = telemetry.start(method, &mut params);
-            let sent = channel.notify(method, params).await;
-            crate::otel::Outbound::notified(operation, sent);
-            return sent;
-        }
-        channel.notify(method, params).await
+        let (operation, params) = self.notifying(method, params);
+        let sent = channel.notify(method, params).await;
+        #[cfg(feature = "otel")]
+        crate::otel::Outbound::notified(operation, sent);
+        sent
+    }
+
+    /// The span of the notification `method` about to be sent, when the call is recorded,
+    /// and its params with the span's context in `_meta`.
+    #[cfg(feature = "otel")]
+    fn notifying(
+        &self,
+        method: &str,
+        mut params: Value,
+    ) -> (Option<crate::otel::Operation>, Value) {
+        let operation = self
+            .telemetry
+            .as_ref()
+            .map(|telemetry| telemetry.start(method, &mut params));
+        (operation, params)
     }
 
     /// The input key of the next sampling request of this call.

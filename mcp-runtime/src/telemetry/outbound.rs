@@ -52,13 +52,15 @@ impl Outbound {
         operation
     }
 
-    /// Ends the span of a notification: `sent`, or the client went away.
-    pub(crate) fn notified(operation: Operation, sent: bool) {
-        operation.finish(if sent {
-            Outcome::Result(None)
-        } else {
-            Outcome::Failed("transport")
-        });
+    /// Ends the span of a notification, if it has one: `sent`, or the client went away.
+    pub(crate) fn notified(operation: Option<Operation>, sent: bool) {
+        if let Some(operation) = operation {
+            operation.finish(if sent {
+                Outcome::Result(None)
+            } else {
+                Outcome::Failed("transport")
+            });
+        }
     }
 
     /// Ends the span with the client's answer.

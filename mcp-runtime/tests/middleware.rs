@@ -152,11 +152,7 @@ async fn a_server_layer_sees_every_request_typed() {
             .build()
             .unwrap();
         let client = connect(wire, era, server).await;
-        let sum = client
-            .call("add")
-            .arguments(json!({"a": 2, "b": 3}))
-            .unwrap()
-            .send()
+        let sum = stream::call(&client, "add", json!({"a": 2, "b": 3}))
             .await
             .unwrap();
         assert_eq!(sum.joined_text(), "5", "{wire:?} {era:?}");
@@ -255,11 +251,7 @@ async fn layers_change_requests_and_results() {
             .build()
             .unwrap();
         let client = connect(wire, era, server).await;
-        let sum = client
-            .call("add")
-            .arguments(json!({"a": 2, "b": 3}))
-            .unwrap()
-            .send()
+        let sum = stream::call(&client, "add", json!({"a": 2, "b": 3}))
             .await
             .unwrap();
         assert_eq!(sum.joined_text(), "23 (checked)", "{wire:?} {era:?}");
@@ -344,14 +336,7 @@ async fn a_panicking_layer_answers_internal_error_and_the_server_keeps_serving()
             .unwrap();
         let client = connect(wire, era, server).await;
         for _ in 0..2 {
-            let error = rpc_error(
-                client
-                    .call("add")
-                    .arguments(json!({"a": 1, "b": 1}))
-                    .unwrap()
-                    .send()
-                    .await,
-            );
+            let error = rpc_error(stream::call(&client, "add", json!({"a": 1, "b": 1})).await);
             assert_eq!(error.code, ErrorCode::INTERNAL_ERROR, "{wire:?} {era:?}");
             assert_eq!(error.message, "Internal error", "{wire:?} {era:?}");
             let read = client.read_resource("shop://hello").await.unwrap();
@@ -394,11 +379,7 @@ async fn towers_own_layers_work_as_they_are() {
             "confirmed true",
             "{wire:?} {era:?}"
         );
-        let sum = client
-            .call("add")
-            .arguments(json!({"a": 4, "b": 5}))
-            .unwrap()
-            .send()
+        let sum = stream::call(&client, "add", json!({"a": 4, "b": 5}))
             .await
             .unwrap();
         assert_eq!(sum.joined_text(), "9", "{wire:?} {era:?}");

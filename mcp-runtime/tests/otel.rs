@@ -20,7 +20,7 @@ use serde_json::json;
 
 mod stream;
 
-use stream::{Svc, Wire, connect};
+use stream::{Svc, Wire, call, connect};
 
 /// A tracer and meter provider over in-memory exporters.
 struct Recorder {
@@ -165,15 +165,6 @@ impl Recorder {
         }
         points
     }
-}
-
-/// Calls `tool` with `arguments`.
-async fn call(
-    client: &Client,
-    tool: &str,
-    arguments: serde_json::Value,
-) -> Result<mcp::protocol::CallToolResult, mcp::client::ClientError> {
-    client.call(tool).arguments(arguments)?.send().await
 }
 
 fn prompt_args() -> BTreeMap<String, String> {
@@ -891,4 +882,25 @@ async fn a_listen_is_one_span_that_lasts_as_long_as_its_stream() {
     assert_eq!(span.attr(attr::JSONRPC_REQUEST_ID), Some("l1"));
     assert_eq!(span.attr(attr::MCP_PROTOCOL_VERSION), Some("2026-07-28"));
     assert_eq!(span.status, Status::Unset);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_without_an_answer_is_an_error_of_its_transport_on_the_client() {
+    // Nothing listens on port 1: the discovery request never reaches a server.
+    let recorder = Recorder::new();
+    let config = client_config(&recorder).protocol_mode(mcp::client::ProtocolMode::Modern);
+    let client = Client::new("http://127.0.0.1:1/mcp", config).unwrap();
+    client
+        .connect(mcp::Implementation::new("t", "1"))
+        .await
+        .unwrap_err();
+    let sent = recorder.span("server/discover", SpanKind::Client).await;
+    assert_eq!(sent.attr(attr::ERROR_TYPE), Some("transport"));
+    assert_eq!(
+        sent.attr(attr::RPC_RESPONSE_STATUS_CODE),
+        None,
+        "no answer, no code"
+    );
+    assert!(matches!(sent.status, Status::Error { .. }));
+    assert_eq!(sent.attr(attr::SERVER_PORT), Some("1"));
 }

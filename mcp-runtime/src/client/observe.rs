@@ -59,12 +59,7 @@ impl Observer {
     /// tells an in-process pipe from a stdio one.
     pub(crate) fn new(telemetry: Telemetry, endpoint: Option<&str>, in_process: bool) -> Self {
         let network = match endpoint {
-            Some(url) => {
-                let mut network = Network::http(http::Version::HTTP_11, host_port(url));
-                network.http_version = None;
-                network.http = true;
-                network
-            }
+            Some(url) => Network::http(None, host_port(url)),
             None => Network::local(in_process),
         };
         Self { telemetry, network }
@@ -129,22 +124,13 @@ impl Observer {
         answer
     }
 
-    /// Writes `cx` into the `_meta` of the message `body`.
+    /// Writes `cx` into the `_meta` of the message `body`'s params (made when absent).
     fn inject(&self, body: &mut Value, cx: &opentelemetry::Context) {
-        let Some(message) = body.as_object_mut() else {
-            return;
-        };
-        let params = message
-            .entry("params")
-            .or_insert_with(|| Value::Object(JsonObject::new()));
-        let Value::Object(params) = params else {
-            return;
-        };
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(JsonObject::new()));
-        if let Value::Object(meta) = meta {
-            otel::into_meta(self.telemetry.propagator(), cx, meta);
+        if let Some(message) = body.as_object_mut() {
+            let params = message
+                .entry("params")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            otel::into_params(self.telemetry.propagator(), cx, params);
         }
     }
 
@@ -181,10 +167,8 @@ impl Observer {
         params: Option<&Value>,
     ) -> Operation {
         let params = params.and_then(Value::as_object);
-        let meta = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object);
-        let (parent, links) = otel::received(self.telemetry.propagator(), meta, None);
+        let (parent, links) =
+            otel::received(self.telemetry.propagator(), otel::meta_of(params), None);
         let id = id.and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         let facts = Facts {
             method,

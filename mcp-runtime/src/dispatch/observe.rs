@@ -32,9 +32,9 @@ pub(crate) fn network_of(
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                 .map(|info| otel::Peer::Addr(info.0));
-            Network::http(parts.version, peer)
+            Network::http(Some(parts.version), peer)
         }
-        (TransportKind::Http, None) => Network::http(http::Version::HTTP_11, None),
+        (TransportKind::Http, None) => Network::http(None, None),
         (TransportKind::Stdio, _) => Network::local(false),
         (TransportKind::InProcess, _) => Network::local(true),
     }
@@ -44,7 +44,7 @@ pub(crate) fn network_of(
 fn meta_of(request: &McpRequest) -> Option<&JsonObject> {
     match &request.params {
         Params::Call(call) => call.meta.as_ref(),
-        Params::Object(params) => params.as_ref()?.get("_meta")?.as_object(),
+        Params::Object(params) => otel::meta_of(params.as_ref()),
     }
 }
 
@@ -122,9 +122,7 @@ impl Observed {
         network: &Network,
         headers: Option<&http::HeaderMap>,
     ) {
-        let meta = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object);
+        let meta = otel::meta_of(params);
         let (parent, links) = otel::received(self.telemetry.propagator(), meta, headers);
         let target = params
             .and_then(|p| p.get("uri"))
@@ -151,9 +149,7 @@ impl Observed {
         headers: Option<&http::HeaderMap>,
     ) -> otel::Lasting {
         let params = request.params.as_ref();
-        let meta = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object);
+        let meta = otel::meta_of(params);
         let (parent, links) = otel::received(self.telemetry.propagator(), meta, headers);
         let facts = Facts {
             method: &request.method,

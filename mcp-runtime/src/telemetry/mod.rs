@@ -51,7 +51,7 @@ pub(crate) use operation::{Facts, Lasting, Network, Operation, Outcome, Peer, Si
 pub(crate) use outbound::Outbound;
 #[cfg(feature = "client")]
 pub(crate) use propagate::into_headers;
-pub(crate) use propagate::{into_meta, received};
+pub(crate) use propagate::{into_params, meta_of, received};
 pub(crate) use sessions::SessionClock;
 
 /// What a server or a client records its MCP traffic with: a tracer, the four duration

@@ -93,19 +93,20 @@ fn ipv4(ip: std::net::Ipv4Addr) -> String {
 }
 
 impl Network {
-    /// Streamable HTTP at `version`.
-    pub(crate) fn http(version: http::Version, peer: Option<Peer>) -> Self {
-        let version = match version {
+    /// Streamable HTTP at `version`, when it is known (a server knows its request's; the
+    /// client leaves it to its HTTP stack).
+    pub(crate) fn http(version: Option<http::Version>, peer: Option<Peer>) -> Self {
+        let version = version.map(|version| match version {
             http::Version::HTTP_09 => "0.9",
             http::Version::HTTP_10 => "1.0",
             http::Version::HTTP_2 => "2",
             http::Version::HTTP_3 => "3",
             _ => "1.1",
-        };
+        });
         Self {
             transport: "tcp",
             http: true,
-            http_version: Some(version),
+            http_version: version,
             peer,
         }
     }

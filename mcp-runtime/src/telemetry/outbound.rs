@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Facts, Network, Operation, Outcome, Side, Telemetry};
-use crate::protocol::{ErrorObject, JsonObject};
+use crate::protocol::ErrorObject;
 
 /// What the requests a call's handler sends its client are recorded with.
 #[derive(Clone, Debug)]
@@ -41,14 +41,7 @@ impl Outbound {
         };
         let parent = opentelemetry::Context::current();
         let operation = Operation::start(&self.telemetry, Side::Sent, &facts, &parent, Vec::new());
-        if let Value::Object(params) = params {
-            let meta = params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(JsonObject::new()));
-            if let Value::Object(meta) = meta {
-                super::into_meta(self.telemetry.propagator(), operation.context(), meta);
-            }
-        }
+        super::into_params(self.telemetry.propagator(), operation.context(), params);
         operation
     }
 

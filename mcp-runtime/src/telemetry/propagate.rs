@@ -98,13 +98,27 @@ pub(crate) fn received(
     }
 }
 
-/// Writes the context of `cx` into a message's `_meta` (keys already there stay).
-pub(crate) fn into_meta(
+/// The `_meta` of a message's params, where senders put their trace context.
+pub(crate) fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
+    params?.get("_meta")?.as_object()
+}
+
+/// Writes the context of `cx` into the `_meta` of a message's `params` (made when absent;
+/// keys already there stay). Params that are not an object are left alone.
+pub(crate) fn into_params(
     propagator: &(dyn TextMapPropagator + Send + Sync),
     cx: &Context,
-    meta: &mut JsonObject,
+    params: &mut Value,
 ) {
-    propagator.inject_context(cx, &mut MetaWriter(meta));
+    let Value::Object(params) = params else {
+        return;
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(meta) = meta {
+        propagator.inject_context(cx, &mut MetaWriter(meta));
+    }
 }
 
 /// Writes the context of `cx` into HTTP headers.

@@ -32,6 +32,15 @@ pub fn confirm_round(context: &mcp::Context) -> Result<ToolOutput<String>, mcp::
     }
 }
 
+/// Calls `tool` with `arguments` (one round trip of the call builder).
+pub async fn call(
+    client: &Client,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> Result<mcp::protocol::CallToolResult, mcp::client::ClientError> {
+    client.call(tool).arguments(arguments)?.send().await
+}
+
 /// The transports a suite runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wire {

@@ -46,6 +46,8 @@ pub enum Code {
     /// An invalid middleware key value (`timeout`, `rate_limit`, `concurrency`,
     /// `concurrency_per_caller`).
     Mcp401,
+    /// A method of an `#[mcp::client]` trait that cannot be a typed call.
+    Mcp503,
 }
 
 impl Code {
@@ -69,6 +71,7 @@ impl Code {
             Self::Mcp307 => "MCP_307",
             Self::Mcp311 => "MCP_311",
             Self::Mcp401 => "MCP_401",
+            Self::Mcp503 => "MCP_503",
         }
     }
 }
@@ -148,7 +151,7 @@ mod tests {
 
     /// Every variant; the match in `every_variant_is_listed` fails to compile when one is
     /// added, so this list cannot fall behind.
-    const ALL: [Code; 17] = [
+    const ALL: [Code; 18] = [
         Code::Mcp201,
         Code::Mcp202,
         Code::Mcp208,
@@ -166,6 +169,7 @@ mod tests {
         Code::Mcp307,
         Code::Mcp311,
         Code::Mcp401,
+        Code::Mcp503,
     ];
 
     #[test]
@@ -189,6 +193,7 @@ mod tests {
                 Code::Mcp307 => 14,
                 Code::Mcp311 => 15,
                 Code::Mcp401 => 16,
+                Code::Mcp503 => 17,
             };
             assert_eq!(ALL[position], code);
         }

@@ -47,6 +47,33 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     out.into()
 }
 
+/// Turns a trait describing the tools of an MCP server (written with this crate or not)
+/// into a typed client, `<Trait>Client`: one method per trait method, calling the tool of
+/// its name (or `#[tool(name = "...")]`). Documented in the `mcp` crate's
+/// `mcp::client::typed` module.
+#[proc_macro_attribute]
+pub fn client(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = match syn::parse::<syn::ItemTrait>(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(proc_macro2::TokenStream::from(input));
+            return out.into();
+        }
+    };
+    let cx = diag::Ctxt::new();
+    let def = parse::client_trait(&cx, args.into(), &item);
+    let out = expand::client_trait(&def);
+    match cx.check() {
+        Ok(()) => out.into(),
+        Err(errors) => {
+            let mut errors = errors.to_compile_error();
+            errors.extend(out);
+            errors.into()
+        }
+    }
+}
+
 /// Derives `mcp::Form` (for a struct with named fields: a flat elicitation form) or
 /// `mcp::FormEnum` (for a fieldless enum: the options of a select field). Its keys are
 /// documented in the `mcp` crate's `mcp::attributes::form` module.

@@ -110,6 +110,22 @@ pub struct ServiceDef {
     pub prompts: Vec<PromptDef>,
     /// `#[complete]` methods.
     pub completers: Vec<CompleterDef>,
+    /// `client` / `client = "Name"`: the name of the typed client to generate.
+    pub client: Option<Ident>,
+}
+
+/// A trait under `#[mcp::client]`: the tools of a server written elsewhere.
+pub struct ClientTraitDef {
+    /// The runtime crate path.
+    pub krate: Path,
+    /// The trait's visibility, given to the client.
+    pub vis: syn::Visibility,
+    /// The client's name (`<Trait>Client`).
+    pub client: Ident,
+    /// The trait's doc comments and lint attributes, carried to the client.
+    pub attrs: Vec<Attribute>,
+    /// One per method.
+    pub tools: Vec<ToolDef>,
 }
 
 /// What the resource, prompt and completer methods share.

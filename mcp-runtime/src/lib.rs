@@ -44,6 +44,11 @@ pub use error::{BoxError, Error, InsufficientScopeError, ServerError, ToolResult
 /// [`FormEnum`] for a fieldless enum (the options of a select field). Keys of `#[form(...)]`
 /// and the serde attributes it follows: [`attributes::form`].
 pub use mcp_derive::Form;
+/// Turns a trait describing an MCP server's tools into a typed client of that server
+/// (`#[mcp::client] trait Github { async fn create_issue(&self, repo: String) -> Issue; }`
+/// generates `GithubClient`): see [`client::typed`]. With the `client` feature.
+#[cfg(feature = "client")]
+pub use mcp_derive::client;
 /// Turns an inherent `impl` block into an MCP service: every `pub` method taking `&self` is a
 /// tool. The keys: [`attributes::service`]; on methods [`attributes::tool`],
 /// [`attributes::resource`], [`attributes::prompt`] and [`attributes::complete`], on
@@ -76,6 +81,25 @@ pub use serde_json;
 
 #[doc(hidden)]
 pub mod __private;
+
+/// Keeps its input in a build with the `client` feature and drops it in a server-only
+/// build: the typed clients `#[mcp::service(client)]` generates exist only where the client
+/// does. Not public API.
+#[cfg(feature = "client")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_client {
+    ($($item:tt)*) => { $($item)* };
+}
+
+/// Keeps its input in a build with the `client` feature and drops it in a server-only
+/// build. Not public API.
+#[cfg(not(feature = "client"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_client {
+    ($($item:tt)*) => {};
+}
 
 /// The repository README's code, compiled as doc tests so it cannot drift from the API.
 #[cfg(doctest)]

@@ -21,12 +21,8 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         .tools
         .iter()
         .enumerate()
-        .flat_map(|(i, t)| kind_fns(svc, i, t));
-    let specs = svc.tools.iter().enumerate().map(|(i, t)| {
-        let cfg = &t.cfg_attrs;
-        let spec = spec(svc, i, t);
-        quote!(#(#cfg)* __mcp_specs.push(#spec);)
-    });
+        .flat_map(|(i, t)| kind_fns(k, i, t));
+    let tools_table = tools_table(k, &svc.tools);
     let index_arms = svc.tools.iter().enumerate().map(|(i, t)| {
         let cfg = &t.cfg_attrs;
         let name = &t.name;
@@ -97,17 +93,7 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         #feature_kinds
         #catalog
 
-        fn __mcp_tools() -> &'static [#k::Tool] {
-            static __MCP_TOOLS: ::std::sync::OnceLock<::std::vec::Vec<#k::Tool>> = ::std::sync::OnceLock::new();
-            __MCP_TOOLS.get_or_init(|| {
-                #[allow(unused_imports)]
-                use #k::__private::prelude::*;
-                #[allow(unused_mut)]
-                let mut __mcp_specs: ::std::vec::Vec<#k::__private::ToolSpec> = ::std::vec::Vec::new();
-                #(#specs)*
-                __mcp_specs.iter().map(#k::__private::ToolSpec::build).collect()
-            })
-        }
+        #tools_table
 
         /// Per tool (by its index in the `impl`): whether it advertises an output schema,
         /// read once from the tool table.
@@ -184,6 +170,29 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
     }
 }
 
+/// `fn __mcp_tools() -> &'static [Tool]`: the tool table, built once (the server lists it;
+/// a typed client verifies a server against it).
+pub fn tools_table(k: &syn::Path, tools: &[ToolDef]) -> TokenStream {
+    let specs = tools.iter().enumerate().map(|(i, t)| {
+        let cfg = &t.cfg_attrs;
+        let spec = spec(k, i, t);
+        quote!(#(#cfg)* __mcp_specs.push(#spec);)
+    });
+    quote! {
+        fn __mcp_tools() -> &'static [#k::Tool] {
+            static __MCP_TOOLS: ::std::sync::OnceLock<::std::vec::Vec<#k::Tool>> = ::std::sync::OnceLock::new();
+            __MCP_TOOLS.get_or_init(|| {
+                #[allow(unused_imports)]
+                use #k::__private::prelude::*;
+                #[allow(unused_mut)]
+                let mut __mcp_specs: ::std::vec::Vec<#k::__private::ToolSpec> = ::std::vec::Vec::new();
+                #(#specs)*
+                __mcp_specs.iter().map(#k::__private::ToolSpec::build).collect()
+            })
+        }
+    }
+}
+
 /// The name of the generated function returning parameter `j`'s kind.
 pub fn kind_fn_name(tool: usize, param: usize) -> syn::Ident {
     format_ident!("__mcp_kind_{}_{}", tool, param)
@@ -196,19 +205,18 @@ pub fn all_kind_fns(svc: &ServiceDef) -> TokenStream {
         .iter()
         .enumerate()
         .filter(|(_, t)| !t.generic)
-        .flat_map(|(i, t)| kind_fns(svc, i, t))
+        .flat_map(|(i, t)| kind_fns(&svc.krate, i, t))
         .map(|f| quote!(#[allow(dead_code)] #f))
         .collect()
 }
 
 /// One function per argument-like parameter returning its kind as an opaque `Kind`, so the
 /// type's MCP_202 check happens in exactly one place.
-fn kind_fns<'a>(
-    svc: &'a ServiceDef,
+pub fn kind_fns<'a>(
+    k: &'a syn::Path,
     i: usize,
     tool: &'a ToolDef,
 ) -> impl Iterator<Item = TokenStream> + 'a {
-    let k = &svc.krate;
     tool.params
         .iter()
         .enumerate()
@@ -219,8 +227,7 @@ fn kind_fns<'a>(
         })
 }
 
-fn spec(svc: &ServiceDef, i: usize, tool: &ToolDef) -> TokenStream {
-    let k = &svc.krate;
+fn spec(k: &syn::Path, i: usize, tool: &ToolDef) -> TokenStream {
     let name = &tool.name;
     let title = opt_str(tool.title.as_deref());
     let description = opt_str(tool.description.as_deref());

@@ -3,6 +3,7 @@
 mod advanced;
 mod basic;
 mod checks;
+mod client;
 mod features;
 mod middleware;
 
@@ -25,15 +26,23 @@ pub fn service(svc: &ServiceDef, item: &ItemImpl) -> TokenStream {
     let feature_checks = features::checks(svc);
     let item = with_warnings(svc, item);
     let shared = shared_items(svc, false);
+    let (client, client_checks) = client::service_client(svc);
     quote! {
         #item
         #shared
+        #client
         const _: () = {
             #handler
             #checks
             #feature_checks
+            #client_checks
         };
     }
+}
+
+/// The typed client of an `#[mcp::client]` trait (the trait itself is consumed).
+pub fn client_trait(def: &crate::model::ClientTraitDef) -> TokenStream {
+    client::trait_client(def)
 }
 
 /// Items emitted whether or not the macro reported errors: the errors that depend on cfgs,

@@ -27,6 +27,47 @@ pub struct ServiceArgs {
     pub legacy_structured_output: Option<SpannedValue<bool>>,
     #[darling(rename = "crate")]
     pub krate: Option<LitStr>,
+    /// `client` or `client = "Name"`.
+    pub client: Option<ClientArg>,
+}
+
+/// `client` (the typed client named `<Service>Client`) or `client = "Name"`.
+#[derive(Debug)]
+pub struct ClientArg(pub Option<LitStr>);
+
+impl FromMeta for ClientArg {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Self(None))
+    }
+
+    fn from_string(_: &str) -> darling::Result<Self> {
+        Err(darling::Error::custom(
+            "unreachable: read through from_expr",
+        ))
+    }
+
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Ok(Self(Some(s.clone()))),
+            other => Err(darling::Error::custom(
+                "`client` takes no value, or the client's name as a string: `client = \"WeatherApi\"`",
+            )
+            .with_span(other)),
+        }
+    }
+}
+
+/// `#[mcp::client(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub struct ClientTraitArgs {
+    #[darling(rename = "crate")]
+    pub krate: Option<LitStr>,
+    /// The client's name (default `<Trait>Client`).
+    pub name: Option<LitStr>,
 }
 
 /// The value of `key = <expr>` as written (darling's `Expr` would parse a string's

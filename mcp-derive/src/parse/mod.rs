@@ -4,10 +4,12 @@
 
 mod advanced;
 mod attrs;
+mod client;
 mod features;
 mod middleware;
 mod types;
 
+pub use client::client_trait;
 pub use types::lend;
 
 use darling::util::SpannedValue;
@@ -163,7 +165,12 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
     for ty in params.chain(adv).chain(feature_types) {
         syn::visit_mut::VisitMut::visit_type_mut(&mut de_self, ty);
     }
+    let client = args
+        .client
+        .as_ref()
+        .and_then(|c| client_name(cx, c, &item.self_ty, advanced.is_some()));
     ServiceDef {
+        client,
         krate,
         self_ty: (*item.self_ty).clone(),
         lint_attrs,
@@ -186,6 +193,51 @@ pub fn service(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ServiceDef 
         resources: found.resources,
         prompts: found.prompts,
         completers: found.completers,
+    }
+}
+
+/// The name of the typed client `client` asks for: the one given, or `<Service>Client`.
+fn client_name(
+    cx: &Ctxt,
+    arg: &attrs::ClientArg,
+    self_ty: &Type,
+    advanced: bool,
+) -> Option<syn::Ident> {
+    if advanced {
+        cx.push(plain(
+            Span::call_site(),
+            "`client` applies to basic services: an advanced service's tools are listed at run time, so there is nothing to type a client by",
+        ));
+        return None;
+    }
+    if let Some(name) = &arg.0 {
+        return match syn::parse_str::<syn::Ident>(&name.value()) {
+            Ok(ident) => Some(syn::Ident::new(&ident.to_string(), name.span())),
+            Err(_) => {
+                cx.push(plain(
+                    name.span(),
+                    format!(
+                        "`client = {:?}`: the client's name must be a Rust identifier",
+                        name.value()
+                    ),
+                ));
+                None
+            }
+        };
+    }
+    match self_ty {
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .map(|s| syn::Ident::new(&format!("{}Client", s.ident.unraw()), s.ident.span())),
+        other => {
+            cx.push(plain(
+                other.span(),
+                "a typed client is named after the service type: name it with `client = \"Name\"`",
+            ));
+            None
+        }
     }
 }
 

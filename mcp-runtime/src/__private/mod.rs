@@ -25,6 +25,8 @@ macro_rules! for_runtime_kinds {
     };
 }
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 pub mod features;
 #[cfg(feature = "fuzz")]

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::exchange::{Call, Rounds, STATE_ONLY_RETRY_DELAY};
 use super::handlers::Unanswered;
+use super::progress::{Progress, ProgressFn};
 use super::wire::{MCP_NAME, is_reserved};
 use super::{
     Client, ClientError, Connection, Inner, ToolCallError, invalid, parse_result, to_object,
@@ -62,6 +63,7 @@ impl Client {
                 ..CallToolParams::default()
             },
             headers: HeaderMap::new(),
+            progress: None,
         }
     }
 }
@@ -86,6 +88,7 @@ pub struct CallBuilder {
     client: Client,
     params: CallToolParams,
     headers: HeaderMap,
+    progress: Option<ProgressFn>,
 }
 
 impl std::fmt::Debug for CallBuilder {
@@ -96,11 +99,23 @@ impl std::fmt::Debug for CallBuilder {
             .field("tool", &self.params.name)
             .field("arguments", &self.params.arguments.is_some())
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("progress", &self.progress.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl CallBuilder {
+    /// The tool this call names.
+    pub fn tool(&self) -> &str {
+        &self.params.name
+    }
+
+    /// The arguments as an object already built.
+    pub(crate) fn object(mut self, arguments: JsonObject) -> Self {
+        self.params.arguments = Some(arguments);
+        self
+    }
+
     /// The tool's arguments: any value that serializes to a JSON object (a struct, a map,
     /// `serde_json::json!({...})`), or to `null` for none.
     ///
@@ -147,6 +162,16 @@ impl CallBuilder {
         self
     }
 
+    /// Calls `report` with each `notifications/progress` the server sends about this call:
+    /// the call's `_meta` gets a `progressToken` of the client's own (replacing one set with
+    /// [`meta`](Self::meta)), and the callback is dropped when the call ends or its future is
+    /// dropped. Progress the server sends for a call keeps reaching
+    /// [`ClientConfig::notification_handler`](super::ClientConfig::notification_handler) too.
+    pub fn on_progress(mut self, report: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(report));
+        self
+    }
+
     /// Answers to the input requests of a previous round (modern continuation, with
     /// [`request_state`](Self::request_state)), keyed as the server keyed the requests.
     pub fn input_responses(mut self, responses: JsonObject) -> Self {
@@ -162,8 +187,12 @@ impl CallBuilder {
     }
 
     /// Runs the call to its complete result (the same as awaiting the builder).
-    pub async fn send(self) -> Result<CallToolResult, ClientError> {
+    pub async fn send(mut self) -> Result<CallToolResult, ClientError> {
         let inner = Arc::clone(&self.client.inner);
+        let _watch = self
+            .progress
+            .take()
+            .map(|report| inner.watch_progress(&mut self.params, report));
         inner.call_to_completion(self.params, self.headers).await
     }
 
@@ -173,8 +202,12 @@ impl CallBuilder {
     /// echoed [`request_state`](Self::request_state). A header mismatch (`-32020`) is still
     /// retried once after listing the tools again. On a legacy connection, requests the
     /// server pushes on the response stream are still answered by the elicitation handler.
-    pub async fn once(self) -> Result<CallToolResponse, ClientError> {
+    pub async fn once(mut self) -> Result<CallToolResponse, ClientError> {
         let inner = &self.client.inner;
+        let _watch = self
+            .progress
+            .take()
+            .map(|report| inner.watch_progress(&mut self.params, report));
         let (conn, mut call_headers) = inner.prepare_call(&self.params, &self.headers).await?;
         let mut retried = false;
         Ok(

@@ -93,8 +93,10 @@ mod notifications;
 pub mod oauth;
 #[cfg(feature = "otel")]
 mod observe;
+mod progress;
 pub mod stdio;
 pub mod transport;
+pub mod typed;
 mod wire;
 
 use std::sync::atomic::{AtomicI64, AtomicU64};
@@ -114,8 +116,10 @@ pub use elicitation::ElicitationHandler;
 pub use error::{BoxError, ClientError, ProtocolError, StreamError, ToolCallError, TransportError};
 pub use handlers::{RootsProvider, SamplingHandler};
 pub use notifications::ServerNotification;
+pub use progress::Progress;
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
 pub use transport::Transport;
+pub use typed::{CallError, TypedCall, TypedClient};
 
 use cache::ToolCache;
 use exchange::Wire;
@@ -267,6 +271,9 @@ pub(crate) struct Inner {
     tools_stale: std::sync::atomic::AtomicBool,
     /// The log level set with `set_logging_level`, sent with every modern request.
     log_level: Mutex<Option<crate::protocol::LogLevel>>,
+    /// The progress callbacks of calls in flight, by their `progressToken`.
+    progress: Mutex<rustc_hash::FxHashMap<String, progress::ProgressFn>>,
+    progress_seq: AtomicU64,
     /// What records the client's traffic (the `otel` feature).
     #[cfg(feature = "otel")]
     observer: Option<observe::Observer>,
@@ -391,6 +398,8 @@ impl Client {
                     me: me.clone(),
                     tools_stale: std::sync::atomic::AtomicBool::new(false),
                     log_level: Mutex::new(None),
+                    progress: Mutex::default(),
+                    progress_seq: AtomicU64::new(0),
                     #[cfg(feature = "otel")]
                     observer,
                 }
@@ -468,6 +477,8 @@ impl Inner {
             self.tools_stale
                 .store(true, std::sync::atomic::Ordering::Relaxed);
             self.lock_cache().clear();
+        } else if method == "notifications/progress" {
+            self.on_progress(params.as_ref());
         }
         if let Some(handler) = &self.config.notification_handler {
             handler(&ServerNotification::new(

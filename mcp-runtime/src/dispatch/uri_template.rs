@@ -225,6 +225,99 @@ impl UriTemplate {
     }
 }
 
+impl UriTemplate {
+    /// Expands the template with `values` (RFC 6570 levels 1–3, each value a string; a
+    /// variable without a value is left out as the RFC says): what a client reads a
+    /// resource template's URI with.
+    ///
+    /// ```
+    /// let t = mcp::UriTemplate::parse("file:///{dir}/{+path}{?rev}")?;
+    /// let uri = t.expand(|name| match name {
+    ///     "dir" => Some("my notes".into()),
+    ///     "path" => Some("a/b.md".into()),
+    ///     _ => None,
+    /// });
+    /// assert_eq!(uri, "file:///my%20notes/a/b.md");
+    /// # Ok::<(), mcp::UriTemplateError>(())
+    /// ```
+    pub fn expand(&self, value_of: impl Fn(&str) -> Option<String>) -> String {
+        let mut out = String::with_capacity(self.template.len());
+        let mut rest = self.template.as_str();
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let Some(close) = rest[open..].find('}') else {
+                out.push_str(&rest[open..]);
+                return out;
+            };
+            let expression = &rest[open + 1..open + close];
+            rest = &rest[open + close + 1..];
+            let (op, list) = match expression.chars().next().and_then(Op::of) {
+                Some(op) => (op, &expression[1..]),
+                None => (Op::Simple, expression),
+            };
+            let (first, sep, named, reserved) = match op {
+                Op::Simple => ("", ",", false, false),
+                Op::Reserved => ("", ",", false, true),
+                Op::Fragment => ("#", ",", false, true),
+                Op::Label => (".", ".", false, false),
+                Op::Path => ("/", "/", false, false),
+                Op::Query => ("?", "&", true, false),
+                Op::QueryContinuation => ("&", "&", true, false),
+            };
+            let mut started = false;
+            for spec in list.split(',') {
+                let (name, prefix) = match spec.trim_end_matches('*').split_once(':') {
+                    Some((name, n)) => (name, n.parse::<usize>().ok()),
+                    None => (spec.trim_end_matches('*'), None),
+                };
+                let Some(mut value) = value_of(name) else {
+                    continue;
+                };
+                if let Some(n) = prefix {
+                    value = value.chars().take(n).collect();
+                }
+                out.push_str(if started { sep } else { first });
+                started = true;
+                if named {
+                    out.push_str(name);
+                    out.push('=');
+                }
+                encode_into(&mut out, &value, reserved);
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// Appends `value` percent-encoded: unreserved characters kept, and for `+` and `#`
+/// expansions the reserved ones and existing `%XX` triplets too.
+fn encode_into(out: &mut String, value: &str, reserved: bool) {
+    const RESERVED: &str = ":/?#[]@!$&'()*+,;=";
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    for c in value.chars() {
+        let len = c.len_utf8();
+        let triplet = reserved
+            && c == '%'
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+        if c.is_ascii_alphanumeric()
+            || "-._~".contains(c)
+            || triplet
+            || (reserved && RESERVED.contains(c))
+        {
+            out.push(c);
+        } else {
+            let mut buf = [0; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        i += len;
+    }
+}
+
 fn decode(raw: &str, name: &str, op: Op) -> Result<String, UriTemplateError> {
     let value = percent_encoding::percent_decode_str(raw)
         .decode_utf8()
@@ -268,6 +361,27 @@ mod tests {
 
     fn m(t: &str, uri: &str) -> Option<BTreeMap<String, String>> {
         UriTemplate::parse(t).unwrap().match_uri(uri).unwrap()
+    }
+
+    #[test]
+    fn expansion_round_trips_through_matching() {
+        let t = UriTemplate::parse("x://{a}/{+b}{#c}{.d}{/e}{?f,g}{&h}").unwrap();
+        let values = |n: &str| match n {
+            "a" => Some("a b/ü".to_owned()),
+            "b" => Some("p/q%20r".to_owned()),
+            "c" => Some("frag".to_owned()),
+            "d" => Some("json".to_owned()),
+            "e" => Some("seg".to_owned()),
+            "f" => Some("1&2".to_owned()),
+            "h" => Some(String::new()),
+            _ => None,
+        };
+        let uri = t.expand(values);
+        assert_eq!(uri, "x://a%20b%2F%C3%BC/p/q%20r#frag.json/seg?f=1%262&h=");
+        let back = t
+            .match_uri("x://a%20b%C3%BC/p/q%20r#frag.json/seg?f=1%262&h=")
+            .unwrap();
+        assert!(back.is_some_and(|v| v["a"] == "a bü"));
     }
 
     #[test]

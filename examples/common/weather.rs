@@ -3,10 +3,10 @@
 //! output, and both protocol eras (AUTO).
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Current conditions.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Weather {
     /// Where.
     pub location: String,
@@ -17,7 +17,7 @@ pub struct Weather {
 }
 
 /// One day of a forecast.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DayForecast {
     /// Day number, 1 = tomorrow.
     pub day: u8,
@@ -30,7 +30,7 @@ pub struct DayForecast {
 }
 
 /// A multi-day forecast.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WeatherForecast {
     /// Where.
     pub location: String,
@@ -66,7 +66,8 @@ pub struct WeatherService;
     instructions = "Weather conditions and forecasts for any city.",
     protocol_mode = "auto",
     session_mode = "auto",
-    cache(list_tools(ttl_ms = 60000, scope = "public"))
+    cache(list_tools(ttl_ms = 60000, scope = "public")),
+    client
 )]
 impl WeatherService {
     /// Get current weather conditions for a location.

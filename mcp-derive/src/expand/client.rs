@@ -143,6 +143,12 @@ fn tool_method(k: &Path, tool: &ToolDef, sent: &[&ParamDef]) -> TokenStream {
     let types: Vec<&Type> = sent.iter().map(|p| &p.ty).collect();
     let wires: Vec<String> = sent.iter().map(|p| wire_name(&p.ident)).collect();
     let decls = params(&idents, &types);
+    let out_span = if tool.output.is_some() { out.span() } else { Span::call_site() };
+    let decoder = quote_spanned! {out_span=>
+        #k::__private::client::decoder::<#out, _>(
+            (&&#k::__private::Probe::<#out>::NEW).decoder_tag(),
+        )
+    };
     quote! {
         #(#cfg)*
         #doc
@@ -155,9 +161,7 @@ fn tool_method(k: &Path, tool: &ToolDef, sent: &[&ParamDef]) -> TokenStream {
                 #k::client::typed::Arguments::new()
                     #( .arg(#name, #wires, &#idents) )*
                     .call(&self.client, #name),
-                #k::__private::client::decoder::<#out, _>(
-                    (&&#k::__private::Probe::<#out>::NEW).decoder_tag(),
-                ),
+                #decoder,
             )
         }
     }

@@ -68,10 +68,17 @@ impl<T> GenericDecoder for &Probe<T> {
     label = "the tool's output type, which the client decodes",
     note = "derive `serde::Deserialize` for it (the server needs `Serialize`, the client `Deserialize`), or return `String`, `()`, `mcp::CallToolResult` or content blocks"
 )]
-pub trait ClientOutput {}
+pub trait ClientOutput: Sized {
+    /// How the client reads it.
+    fn decoder() -> Decoder<Self>;
+}
 
 #[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned> ClientOutput for T {}
+impl<T: DeserializeOwned> ClientOutput for T {
+    fn decoder() -> Decoder<T> {
+        Decoder::JSON
+    }
+}
 
 /// A decoder tag that yields a decoder.
 pub trait DecoderTag<T> {
@@ -85,9 +92,9 @@ impl<T> DecoderTag<T> for OwnDecoder<T> {
     }
 }
 
-impl<T: ClientOutput + DeserializeOwned> DecoderTag<T> for JsonDecoder<T> {
+impl<T: ClientOutput> DecoderTag<T> for JsonDecoder<T> {
     fn decoder(self) -> Decoder<T> {
-        Decoder::JSON
+        T::decoder()
     }
 }
 

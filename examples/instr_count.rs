@@ -8,6 +8,10 @@
 //! `in-process` and `in-process-legacy` send the modern (legacy, on the connection's
 //! session) `tools/call` of the `add` server through the in-process transport instead.
 //!
+//! `client-untyped` and `client-typed` (and `-legacy`) call `add` through the in-process
+//! client: the untyped call builder, or the typed client the service generates — the client
+//! side is counted too.
+//!
 //! The kinds `tool`, `read` and `prompt` (and `tool-legacy`, `read-legacy`,
 //! `prompt-legacy`) drive a basic service whose tool, resource template and prompt do the
 //! same work (echo one string), so their figures compare the dispatch of `tools/call`,
@@ -85,9 +89,43 @@ fn feature_request(kind: &str) -> Option<http::Request<axum::body::Body>> {
     builder.body(axum::body::Body::from(body.to_string())).ok()
 }
 
+/// `n` calls of `add` through the in-process client, typed or not.
+fn client_calls(kind: &str, n: usize) {
+    use mcp::client::{ProtocolMode, TypedClient as _};
+    use mcp_examples::bench::{AddClient, in_process_client, typed_add, untyped_add};
+
+    let mode = if kind.ends_with("-legacy") {
+        ProtocolMode::Legacy
+    } else {
+        ProtocolMode::Modern
+    };
+    let typed = kind.starts_with("client-typed");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        let client = in_process_client(mode).await.expect("connects");
+        let typed_client = AddClient::from_client(client.clone());
+        for _ in 0..n {
+            let sum = if typed {
+                typed_add(&typed_client).await.expect("typed")
+            } else {
+                untyped_add(&client).await.expect("untyped")
+            };
+            assert_eq!(sum, 5);
+        }
+    });
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_default();
+    if name.starts_with("client-") {
+        let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
+        client_calls(&name, n);
+        return;
+    }
     if let Some(legacy) = match name.as_str() {
         "in-process" => Some(false),
         "in-process-legacy" => Some(true),

@@ -250,5 +250,41 @@ fn rate_limit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, middleware, rate_limit);
+/// A typed call against the untyped call builder, client included, over the in-process
+/// transport on both eras: `cargo bench -p mcp-examples --bench dispatch -- client`.
+fn client(c: &mut Criterion) {
+    use mcp::client::{ProtocolMode, TypedClient as _};
+    use mcp_examples::bench::{AddClient, in_process_client, typed_add, untyped_add};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let mut group = c.benchmark_group("client");
+    group.throughput(Throughput::Elements(1));
+    for (era, mode) in [
+        ("modern", ProtocolMode::Modern),
+        ("legacy", ProtocolMode::Legacy),
+    ] {
+        let client = runtime
+            .block_on(in_process_client(mode))
+            .expect("connects in-process");
+        let typed = AddClient::from_client(client.clone());
+        runtime.block_on(async {
+            assert_eq!(untyped_add(&client).await.expect("untyped"), 5);
+            assert_eq!(typed_add(&typed).await.expect("typed"), 5);
+        });
+        group.bench_function(format!("untyped_{era}"), |b| {
+            b.to_async(&runtime)
+                .iter(|| async { black_box(untyped_add(&client).await.expect("untyped")) });
+        });
+        group.bench_function(format!("typed_{era}"), |b| {
+            b.to_async(&runtime)
+                .iter(|| async { black_box(typed_add(&typed).await.expect("typed")) });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, middleware, rate_limit, client);
 criterion_main!(benches);

@@ -71,18 +71,19 @@ pub const LEGACY_INITIALIZE: &str = concat!(
 pub const LEGACY_INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 /// The sum [`Add::add`] returns.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Sum {
     /// `a + b`.
     pub sum: i64,
 }
 
 /// The benchmark service: one `add(a, b) -> {sum}` tool (default structured-output policy),
-/// the framework side of issue #17's measurements.
+/// the framework side of issue #17's measurements. Its typed client, [`AddClient`], is what
+/// the typed-call benchmarks time against the untyped call builder.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Add;
 
-#[mcp::service(name = "add", version = "1.0.0")]
+#[mcp::service(name = "add", version = "1.0.0", client)]
 impl Add {
     /// Add two numbers.
     pub fn add(&self, a: i64, b: i64) -> Sum {
@@ -90,6 +91,52 @@ impl Add {
             sum: a.wrapping_add(b),
         }
     }
+}
+
+/// The arguments of `add`, for the untyped call builder in the client benchmarks.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct AddArgs {
+    /// Left operand.
+    pub a: i64,
+    /// Right operand.
+    pub b: i64,
+}
+
+/// A client of the [`Add`] server in-process, connected on `mode`'s era.
+pub async fn in_process_client(
+    mode: mcp::client::ProtocolMode,
+) -> Result<mcp::client::Client, mcp::client::ClientError> {
+    let server = server()
+        .build()
+        .map_err(|e| mcp::client::ClientError::Config(e.to_string()))?;
+    let client = mcp::client::Client::in_process(
+        server.in_process(),
+        mcp::client::ClientConfig::new().protocol_mode(mode),
+    )?;
+    client
+        .connect(mcp::Implementation::new("bench-client", "1.0.0"))
+        .await?;
+    Ok(client)
+}
+
+/// One `add(2, 3)` through the untyped call builder: arguments from a struct, the sum read
+/// from `structuredContent`, or from the text where the era has none (legacy).
+pub async fn untyped_add(client: &mcp::client::Client) -> Result<i64, mcp::client::ClientError> {
+    let result = client
+        .call("add")
+        .arguments(AddArgs { a: 2, b: 3 })?
+        .await?;
+    if result.structured_content.is_some() {
+        return Ok(result.structured::<Sum>()?.sum);
+    }
+    serde_json::from_str::<Sum>(&result.joined_text())
+        .map(|s| s.sum)
+        .map_err(|e| mcp::client::ClientError::Config(format!("not a sum: {e}")))
+}
+
+/// One `add(2, 3)` through the typed client.
+pub async fn typed_add(client: &AddClient) -> Result<i64, mcp::client::CallError> {
+    Ok(client.add(2, 3).await?.sum)
 }
 
 /// Which request a benchmark sends.

@@ -7,8 +7,9 @@ mod interop_support;
 use std::time::Duration;
 
 use interop_support::TestServer;
+use mcp::client::typed::TypedClient as _;
 use mcp_examples::llm_loop::{self, Script};
-use mcp_examples::weather::WeatherService;
+use mcp_examples::weather::{WeatherService, WeatherServiceClient};
 use serde_json::Value;
 
 async fn weather() -> TestServer {
@@ -30,10 +31,10 @@ async fn model(tool: &str, arguments: &str) -> String {
 async fn the_model_gets_the_tool_result_and_answers_with_it() {
     let server = weather().await;
     let client = mcp::client::connect(&server.url).await.unwrap();
-    let direct = client
-        .call("get_current_weather")
-        .arguments(serde_json::json!({"city": "Lisbon"}))
-        .unwrap()
+    // The same call made directly, as the server answers it.
+    let direct = WeatherServiceClient::from_client(client.clone())
+        .get_current_weather("Lisbon")
+        .raw()
         .await
         .unwrap();
     let base = model("get_current_weather", r#"{"city":"Lisbon"}"#).await;

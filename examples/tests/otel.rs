@@ -27,8 +27,10 @@ use std::time::Duration;
 
 use interop_support::{LATEST_LEGACY, MODERN, PEER_TIMEOUT, example_binary, python, python_dir};
 use mcp::Implementation;
+use mcp::client::typed::TypedClient as _;
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode, StdioCommand};
 use mcp::otel::attributes as attr;
+use mcp_examples::weather::WeatherServiceClient;
 use opentelemetry::trace::SpanKind;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
@@ -206,15 +208,14 @@ async fn connect(url: &str, mode: ProtocolMode) -> Client {
     client
 }
 
-/// Calls `get_current_weather` for Lisbon and checks that it answered.
+/// Calls `get_current_weather` for Lisbon (through the weather service's typed client) and
+/// checks that it answered.
 async fn call_weather(client: &Client) {
-    let result = client
-        .call(WEATHER_TOOL)
-        .arguments(json!({"city": "Lisbon"}))
-        .unwrap()
+    let weather = WeatherServiceClient::from_client(client.clone())
+        .get_current_weather("Lisbon")
         .await
         .expect("tools/call");
-    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(weather.location, "Lisbon");
 }
 
 /// The server spans named `name` whose protocol version is `version`.

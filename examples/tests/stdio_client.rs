@@ -13,12 +13,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use interop_support::{example_binary, interop_dir, node, python, python_dir};
+use mcp::client::typed::TypedClient as _;
 use mcp::client::{
     Client, ClientConfig, ClientError, ConnectOptions, ProcessError, ProtocolMode, StdioCommand,
     TransportError,
 };
 use mcp::protocol::{Era, Root};
 use mcp::{ElicitResult, Implementation};
+use mcp_examples::weather::WeatherServiceClient;
 use serde_json::{Value, json};
 
 fn example(name: &str) -> StdioCommand {
@@ -85,14 +87,11 @@ async fn our_client_drives_our_stdio_server_in_every_era() {
         assert_eq!(info.era(), era);
         assert_eq!(info.server_info().unwrap().name, "weather");
         assert_eq!(client.list_tools().await.unwrap().tools.len(), 3);
-        let text = call(
-            &client,
-            "regional_weather",
-            json!({"region": "eu", "city": "Oslo"}),
-        )
-        .await
-        .unwrap();
-        assert!(text.contains("eu/Oslo"), "{text}");
+        // The typed client the weather service generates, on this stdio connection.
+        let weather = WeatherServiceClient::from_client(client.clone());
+        let regional = weather.regional_weather("eu", "Oslo").await.unwrap();
+        assert_eq!(regional.location, "eu/Oslo", "{mode:?}");
+        // A call no typed client can make: the required argument left out.
         let e = call(&client, "get_current_weather", json!({}))
             .await
             .unwrap_err();

@@ -12,6 +12,7 @@
 //! | `#[complete(...)]` | a method of a service: a completer | [`complete`] |
 //! | `layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller` | keys of `#[tool]`, `#[prompt]` and `#[resource]`: the method's own middleware | [`middleware`] |
 //! | `#[derive(mcp::Form)]`, `#[form(...)]` | a struct or fieldless enum, its fields and variants | [`form`] |
+//! | `client` (a key of `#[mcp::service]`), `#[mcp::client(...)]` | an `impl` block; a trait describing a server's tools: typed clients (the `client` feature) | [`client`] |
 //!
 //! `#[tool]`, `#[argument]`, `#[http_header]`, `#[resource]`, `#[prompt]` and `#[complete]` are
 //! read and removed by `#[mcp::service]`; they may also be written with the `mcp::` prefix. Keys are
@@ -51,3 +52,6 @@ pub mod complete {}
 
 #[doc = include_str!("../../docs/attributes/middleware.md")]
 pub mod middleware {}
+
+#[doc = include_str!("../../docs/attributes/client.md")]
+pub mod client {}

@@ -55,6 +55,9 @@
 //! | [`MCP_312`] | A template variable whose type cannot be read from text | trait bound ([`TemplateVariable`](crate::TemplateVariable)) |
 //! | [`MCP_401`] | An invalid middleware key value (`timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`) | syntactic |
 //! | [`MCP_402`] | A `layer = ...` that does not fit an MCP server | trait bound ([`McpLayer`](crate::middleware::McpLayer)) |
+//! | [`MCP_501`] | A parameter the typed client cannot send (not `Serialize`, or a runtime parameter the macro reads otherwise than the compiler) | trait bound |
+//! | [`MCP_502`] | An output type the typed client cannot read (not `Deserialize`, or a `Result` under an alias) | trait bound |
+//! | [`MCP_503`] | A method of an `#[mcp::client]` trait that cannot be a typed call | syntactic |
 //! | [`MCP_WARNING_202`] | A required `mcp::Session` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::Session` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::Session` parameter in auto protocol mode | deprecation warning |
@@ -63,7 +66,10 @@
 //! The codes from MCP_301 up are the framework's own rules for resource, prompt and
 //! completer methods, which the seed does not cover; they follow the same mechanisms. The
 //! codes from MCP_401 up are those of the [middleware keys](crate::attributes::middleware)
-//! (`layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`).
+//! (`layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`). The codes
+//! from MCP_501 up are those of the typed clients (`#[mcp::service(client)]`, an
+//! [`#[mcp::client]`](crate::attributes::client) trait); MCP_501 and MCP_502 are raised only
+//! in builds with the `client` feature, where the clients exist.
 //!
 //! A macro cannot evaluate `#[cfg]`s. Rules that compare two methods (duplicate tool names,
 //! MCP_304, MCP_305, MCP_307) reason about them the same way for every kind: two methods
@@ -188,6 +194,15 @@ pub struct MCP_401;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_402.md")]
 pub struct MCP_402;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_501.md")]
+pub struct MCP_501;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_502.md")]
+pub struct MCP_502;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_503.md")]
+pub struct MCP_503;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_202.md")]
 pub struct MCP_WARNING_202;

@@ -105,3 +105,24 @@ macro_rules! __if_client {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 mod readme {}
+
+/// A server-only build compiles no client code: `#[mcp::service(client)]` generates nothing
+/// without the `client` feature, so a type of the generated client's name can be declared
+/// next to the service (a second definition would not compile). Checked by every build
+/// without the feature (`scripts/test.sh` builds the runtime with no features).
+#[cfg(not(feature = "client"))]
+#[allow(dead_code, unreachable_pub)]
+mod server_only {
+    struct Probe;
+
+    /// Declared by hand: the generated client would clash with it.
+    struct ProbeClient;
+
+    #[crate::service(crate = "crate", name = "probe", version = "1.0.0", client)]
+    impl Probe {
+        /// A tool.
+        pub fn ping(&self) -> String {
+            "pong".into()
+        }
+    }
+}

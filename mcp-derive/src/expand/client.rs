@@ -75,7 +75,9 @@ fn output_type(k: &Path, output: Option<&Type>) -> (Type, Output) {
         return (syn::parse_quote!(()), Output::Plain);
     };
     let (ok, how) = match first_arg(ty) {
-        Some(ok) if last_ident_is(ty, "Result") => (ok.clone(), Output::Result(Box::new(ok.clone()))),
+        Some(ok) if last_ident_is(ty, "Result") => {
+            (ok.clone(), Output::Result(Box::new(ok.clone())))
+        }
         _ => (ty.clone(), Output::Plain),
     };
     (success_type(k, &ok), how)
@@ -105,7 +107,9 @@ fn success_type(k: &Path, ty: &Type) -> Type {
 fn param(ident: &Ident, ty: &Type) -> TokenStream {
     if matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()))
     {
-        quote!(#ident: impl ::core::convert::Into<#ty>)
+        // Spanned on the type, so that a wrong argument's "required by this bound" points
+        // at the parameter rather than at the attribute.
+        quote_spanned!(ty.span()=> #ident: impl ::core::convert::Into<#ty>)
     } else {
         quote!(#ident: #ty)
     }
@@ -143,7 +147,11 @@ fn tool_method(k: &Path, tool: &ToolDef, sent: &[&ParamDef]) -> TokenStream {
     let types: Vec<&Type> = sent.iter().map(|p| &p.ty).collect();
     let wires: Vec<String> = sent.iter().map(|p| wire_name(&p.ident)).collect();
     let decls = params(&idents, &types);
-    let out_span = if tool.output.is_some() { out.span() } else { Span::call_site() };
+    let out_span = if tool.output.is_some() {
+        out.span()
+    } else {
+        Span::call_site()
+    };
     let decoder = quote_spanned! {out_span=>
         #k::__private::client::decoder::<#out, _>(
             (&&#k::__private::Probe::<#out>::NEW).decoder_tag(),
@@ -155,12 +163,20 @@ fn tool_method(k: &Path, tool: &ToolDef, sent: &[&ParamDef]) -> TokenStream {
         #[allow(clippy::too_many_arguments)]
         pub fn #ident(&self #decls) -> #k::client::TypedCall<#out> {
             #[allow(unused_imports)]
-            use #k::__private::client::{GenericDecoder as _, SpecificDecoder as _};
+            use #k::__private::client::{
+                GenericDecoder as _, PutOther as _, PutSerialize as _, SpecificDecoder as _,
+            };
             #( let #idents: #types = ::core::convert::Into::into(#idents); )*
             #k::client::TypedCall::new(
-                #k::client::typed::Arguments::new()
-                    #( .arg(#name, #wires, &#idents) )*
-                    .call(&self.client, #name),
+                &self.client,
+                #name,
+                {
+                    // By probe: a type that is not `Serialize` is reported once, as MCP_501.
+                    let __mcp_args = #k::client::typed::Arguments::new();
+                    #( let __mcp_args = (&&#k::__private::client::Sent(&#idents))
+                        .put(__mcp_args, #wires); )*
+                    __mcp_args
+                },
                 #decoder,
             )
         }

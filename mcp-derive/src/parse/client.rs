@@ -36,16 +36,25 @@ pub fn client_trait(cx: &Ctxt, args: TokenStream, item: &ItemTrait) -> ClientTra
         None => syn::Ident::new(&format!("{}Client", item.ident), item.ident.span()),
     };
     if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
+        let at = match (item.generics.params.first(), &item.generics.where_clause) {
+            (Some(param), _) => param.span(),
+            (None, Some(w)) => w.where_token.span(),
+            (None, None) => item.generics.span(),
+        };
         cx.push(error(
             Code::Mcp503,
-            item.generics.span(),
+            at,
             "an `#[mcp::client]` trait cannot be generic: its tools' schemas are fixed",
         ));
     }
     if let Some(colon) = &item.colon_token {
+        let at = item
+            .supertraits
+            .first()
+            .map_or_else(|| colon.span(), Spanned::span);
         cx.push(error(
             Code::Mcp503,
-            colon.span(),
+            at,
             "an `#[mcp::client]` trait has no supertraits: it describes a server's tools",
         ));
     }
@@ -53,9 +62,16 @@ pub fn client_trait(cx: &Ctxt, args: TokenStream, item: &ItemTrait) -> ClientTra
     let mut tools = Vec::new();
     for (index, it) in item.items.iter().enumerate() {
         let TraitItem::Fn(m) = it else {
+            // At the item's name (or macro), not at its doc comment.
+            let at = match it {
+                TraitItem::Type(t) => t.ident.span(),
+                TraitItem::Const(c) => c.ident.span(),
+                TraitItem::Macro(m) => m.mac.path.span(),
+                other => other.span(),
+            };
             cx.push(error(
                 Code::Mcp503,
-                it.span(),
+                at,
                 "an `#[mcp::client]` trait holds only methods, one per tool",
             ));
             continue;
@@ -91,7 +107,7 @@ pub fn client_trait(cx: &Ctxt, args: TokenStream, item: &ItemTrait) -> ClientTra
             [_, second, ..] => {
                 cx.push(error(
                     Code::Mcp503,
-                    second.span(),
+                    second.path().span(),
                     "duplicate `#[tool]` attribute",
                 ));
                 ToolAttr::default()

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use super::Probe;
 use super::kinds::*;
 use super::output::{PlainSplit, ResultSplit};
-use crate::client::typed::Decoder;
+use crate::client::typed::{Arguments, Decoder};
 use crate::protocol::{CallToolResult, Content};
 
 /// Probe level 1: output types read in their own way.
@@ -112,7 +112,40 @@ pub fn decoder<T, D: DecoderTag<T>>(tag: D) -> Decoder<T> {
 )]
 pub trait SentArgument {}
 
+// Not recommended, so that rustc reports `SentArgument` (MCP_501) rather than the unmet
+// `T: Serialize` beneath it.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> SentArgument for ArgKind<T> {}
+
+/// An argument of a generated method, added to the call's arguments by probe: serialized
+/// when its type is `Serialize` ([`PutSerialize`]), and otherwise not at all
+/// ([`PutOther`]), so that the method itself compiles and the only error is MCP_501, from
+/// the check of the parameter ([`sent`]); no program that compiles takes the second way.
+pub struct Sent<'a, T>(pub &'a T);
+
+/// Probe level 1: an argument of a `Serialize` type.
+pub trait PutSerialize {
+    /// Adds the argument.
+    fn put(self, args: Arguments, name: &str) -> Arguments;
+}
+
+impl<T: Serialize> PutSerialize for &&Sent<'_, T> {
+    fn put(self, args: Arguments, name: &str) -> Arguments {
+        args.arg(name, self.0)
+    }
+}
+
+/// Probe level 2: any other type (rejected by MCP_501's check).
+pub trait PutOther {
+    /// Leaves the arguments as they are.
+    fn put(self, args: Arguments, name: &str) -> Arguments;
+}
+
+impl<T> PutOther for &Sent<'_, T> {
+    fn put(self, args: Arguments, _name: &str) -> Arguments {
+        args
+    }
+}
 
 /// Checks that a parameter the client sends is an argument (MCP_501).
 pub fn sent<K: SentArgument>(_kind: K) {}

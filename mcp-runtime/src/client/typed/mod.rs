@@ -198,6 +198,7 @@ impl CallError {
 /// output. Nothing is sent until it is awaited; the future is `Send + 'static`.
 #[must_use = "a call is sent only when it is awaited"]
 pub struct TypedCall<T> {
+    tool: &'static str,
     call: Result<CallBuilder, ClientError>,
     decode: Decoder<T>,
     deadline: Option<Instant>,
@@ -206,6 +207,7 @@ pub struct TypedCall<T> {
 impl<T> std::fmt::Debug for TypedCall<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TypedCall")
+            .field("tool", &self.tool)
             .field("call", &self.call)
             .field("output", &std::any::type_name::<T>())
             .field("deadline", &self.deadline)
@@ -214,10 +216,17 @@ impl<T> std::fmt::Debug for TypedCall<T> {
 }
 
 impl<T: Send + 'static> TypedCall<T> {
-    /// A call of `builder` (arguments set) whose result `decode` reads. For generated code.
-    pub fn new(builder: Result<CallBuilder, ClientError>, decode: Decoder<T>) -> Self {
+    /// A call of `tool` on `client` with `arguments`, whose result `decode` reads. For
+    /// generated code.
+    pub fn new(
+        client: &Client,
+        tool: &'static str,
+        arguments: Arguments,
+        decode: Decoder<T>,
+    ) -> Self {
         Self {
-            call: builder,
+            tool,
+            call: arguments.call(client, tool),
             decode,
             deadline: None,
         }
@@ -259,46 +268,110 @@ impl<T: Send + 'static> TypedCall<T> {
     /// Runs the call and returns the result as the server sent it, undecoded (a failed
     /// tool is then `Ok` with `is_error()`).
     pub async fn raw(self) -> Result<CallToolResult, CallError> {
-        let call = self.call?;
-        let tool = call.tool().to_owned();
-        match self.deadline {
-            None => Ok(call.send().await?),
-            Some(at) => match tokio::time::timeout_at(at, call.send()).await {
-                Ok(result) => Ok(result?),
-                Err(_) => Err(CallError::DeadlineExceeded { tool }),
-            },
-        }
+        self.start(Ok).await
     }
 
     /// Runs the call and decodes its result (the same as awaiting it).
     pub async fn send(self) -> Result<T, CallError> {
-        let decode = self.decode;
-        let tool = match &self.call {
-            Ok(c) => c.tool().to_owned(),
-            Err(_) => String::new(),
-        };
-        let result = self.raw().await?;
-        if result.is_error() {
-            return Err(CallError::Tool {
-                tool,
-                message: result.joined_text(),
-                result: Box::new(result),
-            });
+        self.into_future().await
+    }
+
+    /// The future of the call, finishing its result with `finish`.
+    fn start<O>(self, finish: fn(CallToolResult) -> Result<O, String>) -> TypedFuture<O> {
+        TypedFuture {
+            // Boxed once, as awaiting the builder boxes it: the typed layer adds no copy of
+            // the exchange's state.
+            exchange: self.call.map(IntoFuture::into_future).map_err(Some),
+            deadline: self
+                .deadline
+                .map(|at| Box::pin(tokio::time::sleep_until(at))),
+            decode: Decoder::from_fn(finish),
+            tool: self.tool,
+            raw: true,
         }
-        decode.decode(result).map_err(|reason| CallError::Decode {
-            tool,
-            expected: std::any::type_name::<T>(),
-            reason,
-        })
     }
 }
 
 impl<T: Send + 'static> IntoFuture for TypedCall<T> {
     type Output = Result<T, CallError>;
-    type IntoFuture = BoxFuture<'static, Self::Output>;
+    type IntoFuture = TypedFuture<T>;
 
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+    fn into_future(self) -> TypedFuture<T> {
+        let decode = self.decode;
+        let mut future = self.start(|_| Err(String::new()));
+        future.decode = decode;
+        future.raw = false;
+        future
+    }
+}
+
+/// The future of a [`TypedCall`]: the exchange, the deadline, then the decoding. Dropping it
+/// cancels the call on the server.
+#[must_use = "futures do nothing unless polled"]
+pub struct TypedFuture<T> {
+    exchange: Result<BoxFuture<'static, Result<CallToolResult, ClientError>>, Option<ClientError>>,
+    deadline: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    decode: Decoder<T>,
+    tool: &'static str,
+    /// `true`: a failed tool is a result, not a [`CallError::Tool`].
+    raw: bool,
+}
+
+impl<T> std::fmt::Debug for TypedFuture<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedFuture")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Future for TypedFuture<T> {
+    type Output = Result<T, CallError>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        let exchange = match &mut this.exchange {
+            Ok(exchange) => exchange,
+            Err(e) => {
+                let e = e.take().unwrap_or(ClientError::NotConnected);
+                return Poll::Ready(Err(CallError::Client(e)));
+            }
+        };
+        if let Poll::Ready(result) = exchange.as_mut().poll(cx) {
+            return Poll::Ready(this.finish(result));
+        }
+        if let Some(deadline) = &mut this.deadline
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(Err(CallError::DeadlineExceeded {
+                tool: this.tool.to_owned(),
+            }));
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> TypedFuture<T> {
+    fn finish(&self, result: Result<CallToolResult, ClientError>) -> Result<T, CallError> {
+        let result = result?;
+        if result.is_error() && !self.raw {
+            return Err(CallError::Tool {
+                tool: self.tool.to_owned(),
+                message: result.joined_text(),
+                result: Box::new(result),
+            });
+        }
+        self.decode
+            .decode(result)
+            .map_err(|reason| CallError::Decode {
+                tool: self.tool.to_owned(),
+                expected: std::any::type_name::<T>(),
+                reason,
+            })
     }
 }
 
@@ -307,7 +380,7 @@ impl<T: Send + 'static> IntoFuture for TypedCall<T> {
 #[derive(Debug, Default)]
 pub struct Arguments {
     map: JsonObject,
-    error: Option<ClientError>,
+    error: Option<serde_json::Error>,
 }
 
 impl Arguments {
@@ -317,7 +390,7 @@ impl Arguments {
     }
 
     /// Adds argument `name`.
-    pub fn arg(mut self, tool: &str, name: &str, value: impl serde::Serialize) -> Self {
+    pub fn arg(mut self, name: &str, value: impl serde::Serialize) -> Self {
         if self.error.is_some() {
             return self;
         }
@@ -326,23 +399,19 @@ impl Arguments {
             Ok(v) => {
                 self.map.insert(name.to_owned(), v);
             }
-            Err(source) => {
-                self.error = Some(
-                    super::ToolCallError::ArgumentsNotSerializable {
-                        tool: tool.to_owned(),
-                        source,
-                    }
-                    .into(),
-                );
-            }
+            Err(e) => self.error = Some(e),
         }
         self
     }
 
     /// The call of `tool` on `client` with these arguments.
-    pub fn call(self, client: &Client, tool: &str) -> Result<CallBuilder, ClientError> {
-        if let Some(e) = self.error {
-            return Err(e);
+    fn call(self, client: &Client, tool: &str) -> Result<CallBuilder, ClientError> {
+        if let Some(source) = self.error {
+            return Err(super::ToolCallError::ArgumentsNotSerializable {
+                tool: tool.to_owned(),
+                source,
+            }
+            .into());
         }
         let call = client.call(tool);
         Ok(if self.map.is_empty() {

@@ -231,6 +231,11 @@ fn output(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
     let our_root = Value::Object(ours.clone());
     let their_root = Value::Object(theirs.clone());
     let (our_types, their_types) = (types(&our_root, ours), types(&their_root, theirs));
+    // A string output is read from the text content, whatever the structured form (the
+    // Python SDK lists a `str` result as `{"result": string}`).
+    if our_types.len() == 1 && our_types.contains("string") {
+        return;
+    }
     // The server's values must be readable as the client's type.
     if !fits(&their_types, &our_types) {
         reason(format!(
@@ -240,16 +245,23 @@ fn output(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
         ));
         return;
     }
+    let their_object = resolve(&their_root, theirs);
     let (Some(our_props), their_props) = (
         resolve(&our_root, ours)
             .get("properties")
             .and_then(Value::as_object),
-        resolve(&their_root, theirs)
-            .get("properties")
-            .and_then(Value::as_object),
+        their_object.get("properties").and_then(Value::as_object),
     ) else {
         return;
     };
+    // A server object that lists no properties and is not closed (`additionalProperties:
+    // false`) says nothing about its fields (a Python `dict` result): nothing to compare, as
+    // for an input schema without properties.
+    if their_props.is_none()
+        && their_object.get("additionalProperties") != Some(&Value::Bool(false))
+    {
+        return;
+    }
     let our_required: BTreeSet<&str> = resolve(&our_root, ours)
         .get("required")
         .and_then(Value::as_array)
@@ -459,6 +471,35 @@ mod tests {
         assert_eq!(
             compare(&[tool(json!({"type": "object"}), None)], &[]).len(),
             1
+        );
+    }
+
+    #[test]
+    fn an_open_object_output_lists_no_fields() {
+        let ours = || {
+            tool(
+                json!({"type": "object"}),
+                Some(
+                    json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
+                ),
+            )
+        };
+        let open = tool(
+            json!({"type": "object"}),
+            Some(json!({"type": "object", "additionalProperties": true})),
+        );
+        assert_eq!(compare(&[ours()], &[open]), vec![]);
+        let closed = tool(
+            json!({"type": "object"}),
+            Some(json!({"type": "object", "additionalProperties": false})),
+        );
+        assert_eq!(
+            compare(&[ours()], &[closed]),
+            vec![Mismatch::OutputSchema {
+                tool: "t".into(),
+                reason: "the client needs field `id`, which the server's output does not have"
+                    .into()
+            }]
         );
     }
 

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use syn::spanned::Spanned;
 use syn::{ImplItemFn, ItemTrait, TraitItem, Type, Visibility};
 
-use super::attrs::{self, ClientTraitArgs, ToolAttr};
+use super::attrs::{self, ClientTraitArgs};
 use super::types;
 use crate::diag::{Code, Ctxt, error};
 use crate::model::ClientTraitDef;
@@ -98,21 +98,13 @@ pub fn client_trait(cx: &Ctxt, args: TokenStream, item: &ItemTrait) -> ClientTra
             block: syn::parse_quote!({}),
         };
         let tool_attrs = attrs::take(&mut method.attrs, TOOL);
-        let attr = match tool_attrs.as_slice() {
-            [] => ToolAttr::default(),
-            [one] => attrs::parse_list::<ToolAttr>(one).unwrap_or_else(|e| {
-                cx.push_darling(e);
-                ToolAttr::default()
-            }),
-            [_, second, ..] => {
-                cx.push(error(
-                    Code::Mcp503,
-                    second.path().span(),
-                    "duplicate `#[tool]` attribute",
-                ));
-                ToolAttr::default()
-            }
-        };
+        let attr = super::tool_attr(cx, &tool_attrs, |second| {
+            error(
+                Code::Mcp503,
+                second.path().span(),
+                "duplicate `#[tool]` attribute",
+            )
+        });
         if attr.skip.is_present() {
             cx.push(error(
                 Code::Mcp503,

@@ -387,17 +387,9 @@ fn basic_tools(
             continue;
         }
         let tool_attrs = attrs::take(&mut method.attrs, TOOL);
-        let attr = match tool_attrs.as_slice() {
-            [] => ToolAttr::default(),
-            [one] => attrs::parse_list::<ToolAttr>(one).unwrap_or_else(|e| {
-                cx.push_darling(e);
-                ToolAttr::default()
-            }),
-            [_, second, ..] => {
-                cx.push(plain(second.span(), "duplicate `#[tool]` attribute"));
-                ToolAttr::default()
-            }
-        };
+        let attr = tool_attr(cx, &tool_attrs, |second| {
+            plain(second.span(), "duplicate `#[tool]` attribute")
+        });
         if attr.skip.is_present() {
             if attr.has_options() {
                 cx.push(plain(
@@ -460,6 +452,26 @@ fn basic_tools(
         }
     }
     (tools, restricted)
+}
+
+/// The keys of a method's `#[tool]` attributes (`tool_attrs`, taken from it); a second one
+/// is the error `duplicate` makes of it.
+fn tool_attr(
+    cx: &Ctxt,
+    tool_attrs: &[syn::Attribute],
+    duplicate: impl Fn(&syn::Attribute) -> syn::Error,
+) -> ToolAttr {
+    match tool_attrs {
+        [] => ToolAttr::default(),
+        [one] => attrs::parse_list::<ToolAttr>(one).unwrap_or_else(|e| {
+            cx.push_darling(e);
+            ToolAttr::default()
+        }),
+        [_, second, ..] => {
+            cx.push(duplicate(second));
+            ToolAttr::default()
+        }
+    }
 }
 
 /// Rules on a tool's or advanced method's signature other than the receiver.

@@ -166,19 +166,10 @@ fn arguments(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
     let props = |s: &Map<String, Value>| s.get("properties").and_then(Value::as_object).cloned();
     let ours = props(&want.input_schema).unwrap_or_default();
     let theirs = props(&have.input_schema);
-    let required = |s: &Map<String, Value>| -> BTreeSet<String> {
-        s.get("required")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let (our_required, their_required) =
-        (required(&want.input_schema), required(&have.input_schema));
+    let (our_required, their_required) = (
+        required(want.input_schema.get("required")),
+        required(have.input_schema.get("required")),
+    );
     let their_props = theirs.as_ref().unwrap_or(&empty);
     for (name, schema) in &ours {
         match their_props.get(name) {
@@ -199,7 +190,7 @@ fn arguments(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
                         accepts: show(&accepts),
                     });
                 }
-                if their_required.contains(name) && !our_required.contains(name) {
+                if their_required.contains(name.as_str()) && !our_required.contains(name.as_str()) {
                     out.push(Mismatch::RequiredByServer {
                         tool: tool(),
                         argument: name.clone(),
@@ -209,10 +200,10 @@ fn arguments(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
         }
     }
     for name in &their_required {
-        if !ours.contains_key(name) {
+        if !ours.contains_key(*name) {
             out.push(Mismatch::NewlyRequired {
                 tool: tool(),
-                argument: name.clone(),
+                argument: (*name).to_owned(),
             });
         }
     }
@@ -262,16 +253,8 @@ fn output(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
     {
         return;
     }
-    let our_required: BTreeSet<&str> = resolve(&our_root, ours)
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let their_required: BTreeSet<&str> = resolve(&their_root, theirs)
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let our_required = required(resolve(&our_root, ours).get("required"));
+    let their_required = required(their_object.get("required"));
     for (name, schema) in our_props {
         match their_props.and_then(|p| p.get(name)) {
             None if our_required.contains(name.as_str()) => reason(format!(
@@ -295,6 +278,13 @@ fn output(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
             }
         }
     }
+}
+
+/// The names a schema's `required` lists.
+fn required(list: Option<&Value>) -> BTreeSet<&str> {
+    list.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 /// The schema a `$ref` to the root's `$defs`/`definitions` names (one level of nesting

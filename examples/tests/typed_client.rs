@@ -146,10 +146,6 @@ impl Served {
         }
     }
 
-    fn pid(&self) -> u32 {
-        self.child.id().expect("the server runs")
-    }
-
     fn report(&self) -> String {
         format!(
             "{} at {}\n--- stderr ---\n{}",
@@ -184,6 +180,60 @@ fn weather_stdio(pid_file: &std::path::Path) -> StdioCommand {
         .env("RUST_LOG", "warn")
 }
 
+/// A TCP proxy in front of an HTTP server that can hold the server's answers back (they
+/// are read, and forwarded once released; a connection the client dropped meanwhile just
+/// ends).
+struct HoldingProxy {
+    url: String,
+    held: tokio::sync::watch::Sender<bool>,
+}
+
+impl HoldingProxy {
+    async fn start(upstream_url: &str) -> Self {
+        let upstream: std::net::SocketAddr = upstream_url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .parse()
+            .expect("an address");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+        let (held, watch) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let mut watch = watch.clone();
+                tokio::spawn(async move {
+                    use tokio::io::AsyncWriteExt as _;
+                    let Ok(outbound) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    let (mut from_client, mut to_client) = inbound.into_split();
+                    let (mut from_server, mut to_server) = outbound.into_split();
+                    tokio::spawn(async move {
+                        let _ = tokio::io::copy(&mut from_client, &mut to_server).await;
+                        let _ = to_server.shutdown().await;
+                    });
+                    let mut buf = vec![0u8; 16 * 1024];
+                    while let Ok(n) = from_server.read(&mut buf).await {
+                        if n == 0 || watch.wait_for(|held| !*held).await.is_err() {
+                            break;
+                        }
+                        if to_client.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        Self { url, held }
+    }
+
+    fn hold(&self, held: bool) {
+        self.held.send_replace(held);
+    }
+}
+
 /// Sends `signal` (`-STOP`, `-CONT`) to process `pid`.
 fn signal(pid: u32, signal: &str) {
     let sent = std::process::Command::new("kill")
@@ -193,9 +243,13 @@ fn signal(pid: u32, signal: &str) {
     assert!(sent.success(), "kill {signal} {pid}");
 }
 
+/// Holds back the server's answers (`true`) or lets them through again (`false`).
+type Stall<'a> = &'a (dyn Fn(bool) + Sync);
+
 /// Every tool of the weather service through its generated client, checked against the
-/// same service in-process (its answers are deterministic). `pid` is the server's process.
-async fn drive_weather(weather: &WeatherServiceClient, pid: u32, label: &str) {
+/// same service in-process (its answers are deterministic). `stall` holds the server's
+/// answers back.
+async fn drive_weather(weather: &WeatherServiceClient, stall: Stall<'_>, label: &str) {
     let local = mcp::client::typed::in_process(WeatherService)
         .await
         .expect("in-process weather");
@@ -261,17 +315,17 @@ async fn drive_weather(weather: &WeatherServiceClient, pid: u32, label: &str) {
     );
     assert_eq!(e.code(), None, "{label}");
 
-    // A per-call timeout: while the server is stopped (SIGSTOP) the call ends at its
-    // deadline, well before the client's request timeout; once the server runs again a
-    // generous timeout lets the next call finish on the same connection.
-    signal(pid, "-STOP");
+    // A per-call timeout: while the server's answers are held back the call ends at its
+    // deadline, well before the client's request timeout; once they flow again a generous
+    // timeout lets the next call finish on the same client.
+    stall(true);
     let started = std::time::Instant::now();
     let late = weather
         .get_current_weather("Oslo")
         .timeout(Duration::from_millis(300))
         .await;
     let took = started.elapsed();
-    signal(pid, "-CONT");
+    stall(false);
     assert!(
         matches!(&late, Err(CallError::DeadlineExceeded { tool }) if tool == "get_current_weather"),
         "{label}: {late:?}"
@@ -292,10 +346,30 @@ async fn drive_weather(weather: &WeatherServiceClient, pid: u32, label: &str) {
 async fn the_weather_client_over_http_on_both_eras() {
     bounded(async {
         let server = weather_http().await;
+        // Through a proxy that can hold the answers back: signals proved racy on a loaded
+        // machine (an answer of a stopped HTTP server reached the client once).
+        let proxy = HoldingProxy::start(&server.url).await;
+        // The server checks `Host` against its own address.
+        let host = server
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp");
+        let host = http::HeaderValue::from_str(host).expect("a host");
         for (mode, era) in ERAS {
-            let weather: WeatherServiceClient = http(&server.url, mode, era).await;
+            let config = config(mode).http(
+                mcp::client::HttpConfig::new()
+                    .timeout(REQUEST_TIMEOUT)
+                    .header(http::header::HOST, host.clone()),
+            );
+            let client = Client::new(&proxy.url, config).expect("a client");
+            client
+                .connect(identity())
+                .await
+                .expect("connects through the proxy");
+            assert_eq!(client.connection().unwrap().era(), era, "{mode:?}");
+            let weather = WeatherServiceClient::from_client(client);
             let label = format!("http {mode:?}\n{}", server.report());
-            drive_weather(&weather, server.pid(), &label).await;
+            drive_weather(&weather, &|held| proxy.hold(held), &label).await;
             weather.client().close().await.unwrap();
         }
     })
@@ -318,7 +392,8 @@ async fn the_weather_client_over_stdio_on_both_eras() {
                 .parse()
                 .expect("a process id");
             let _ = std::fs::remove_file(&pid_file);
-            drive_weather(&weather, pid, &format!("stdio {mode:?}")).await;
+            let stall = |held: bool| signal(pid, if held { "-STOP" } else { "-CONT" });
+            drive_weather(&weather, &stall, &format!("stdio {mode:?}")).await;
             weather.client().close().await.unwrap();
         }
     })

@@ -91,7 +91,8 @@ struct Served {
     name: String,
     url: String,
     stderr: Arc<Mutex<String>>,
-    child: tokio::process::Child,
+    /// Kept so that the server is killed when this is dropped.
+    _child: tokio::process::Child,
 }
 
 impl Served {
@@ -142,7 +143,7 @@ impl Served {
             name: name.to_owned(),
             url,
             stderr,
-            child,
+            _child: child,
         }
     }
 

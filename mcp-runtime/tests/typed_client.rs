@@ -34,6 +34,9 @@ pub struct Confirm {
 
 pub struct Weather;
 
+/// How many `wait_for_cancel` calls the server saw cancelled.
+static CANCELLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 #[mcp::service(name = "weather", version = "1.0.0", client)]
 impl Weather {
     /// The current weather in a city.
@@ -85,6 +88,17 @@ impl Weather {
     pub async fn sleep(&self, millis: u64) -> String {
         tokio::time::sleep(Duration::from_millis(millis)).await;
         "awake".into()
+    }
+
+    /// Waits until cancelled, counting the cancellations it sees.
+    pub async fn wait_for_cancel(&self, context: mcp::Context) -> String {
+        let cancelled = context.cancelled();
+        tokio::spawn(async move {
+            cancelled.await;
+            CANCELLED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "never".into()
     }
 
     /// Asks for a confirmation.
@@ -239,6 +253,33 @@ async fn per_call_options_progress_deadline_meta() {
 }
 
 #[tokio::test]
+async fn a_dropped_call_is_cancelled_on_the_server() {
+    use std::sync::atomic::Ordering;
+    for (i, mode) in ERAS.into_iter().enumerate() {
+        let weather = weather(mode).await;
+        let late = weather
+            .wait_for_cancel()
+            .timeout(Duration::from_millis(50))
+            .await;
+        assert!(
+            matches!(late, Err(CallError::DeadlineExceeded { .. })),
+            "{late:?}"
+        );
+        // The dropped future sent `notifications/cancelled`; the tool's context sees it.
+        let seen = tokio::time::timeout(Duration::from_secs(5), async {
+            while CANCELLED.load(Ordering::SeqCst) <= i {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(
+            seen.is_ok(),
+            "{mode:?}: the server never saw the cancellation"
+        );
+    }
+}
+
+#[tokio::test]
 async fn elicitation_goes_through_the_clients_handler() {
     for mode in ERAS {
         let weather = weather(mode).await;
@@ -278,7 +319,7 @@ async fn resources_templates_prompts_and_completion() {
 async fn a_service_client_verifies_its_own_server() {
     let weather = weather(ProtocolMode::Modern).await;
     weather.verify().await.unwrap();
-    assert_eq!(WeatherClient::expected_tools().len(), 8);
+    assert_eq!(WeatherClient::expected_tools().len(), 9);
 }
 
 /// The weather server as another team describes it, with mistakes.

@@ -130,7 +130,10 @@ impl Conformance {
                 .with_description("Asks the client for an LLM completion"),
                 Tool::new(JSON_SCHEMA_2020_12_TOOL, json_schema_2020_12())
                     .with_description("Tool with JSON Schema 2020-12 features (SEP-1613)"),
-            ],
+            ]
+            .into_iter()
+            .chain(crate::conformance_input::tools())
+            .collect(),
         }
     }
 
@@ -221,6 +224,12 @@ impl AdvancedService for Conformance {
         request: &RequestContext,
     ) -> Result<CallToolResponse, ServerError> {
         let ctx = mcp::Context::from_call(&params, request);
+        if let Some(response) =
+            crate::conformance_input::call(&params.name, params.arguments.as_ref(), &ctx, request)
+                .await
+        {
+            return Ok(response);
+        }
         let result = match params.name.as_str() {
             "test_simple_text" => CallToolResult::text(SIMPLE_TEXT),
             "test_image_content" => {

@@ -13,6 +13,7 @@ pub mod cart_demo;
 pub mod conformance;
 pub mod conformance_auth;
 pub mod conformance_features;
+pub mod conformance_input;
 pub mod crypto;
 pub mod echo;
 pub mod files;

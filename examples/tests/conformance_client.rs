@@ -40,7 +40,9 @@ const SCENARIOS: &[&str] = &[
     "auth/offline-access-not-supported",
     "auth/client-credentials-jwt",
     "auth/client-credentials-basic",
-    "auth/cross-app-access-complete-flow",
+    // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
+    // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
+    // is not implemented yet, with the other new client scenarios (the 2026-07-28 wire issue).
 ];
 
 fn results_dir(scenario: &str) -> PathBuf {

@@ -217,7 +217,7 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> ElicitR
 /// carry to the next round (signed by the server).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InputRequired {
-    requests: Vec<(String, ElicitRequest)>,
+    requests: Vec<(String, Value)>,
     state: Option<String>,
 }
 
@@ -229,6 +229,16 @@ impl InputRequired {
 
     /// Adds input request `key` (answered under the same key in the next round).
     pub fn elicit(mut self, key: impl Into<String>, request: ElicitRequest) -> Self {
+        let request = serde_json::to_value(request).unwrap_or(Value::Null);
+        self.requests.push((key.into(), request));
+        self
+    }
+
+    /// Adds input request `key` asking the client for its roots (`roots/list`; the client
+    /// must declare the `roots` capability). Read the answer with
+    /// [`Context::roots`](crate::Context::roots).
+    pub fn list_roots(mut self, key: impl Into<String>) -> Self {
+        let request = json!({"method": crate::protocol::ROOTS_LIST, "params": {}});
         self.requests.push((key.into(), request));
         self
     }
@@ -243,11 +253,7 @@ impl InputRequired {
 
 impl From<InputRequired> for InputRequiredResult {
     fn from(r: InputRequired) -> Self {
-        let requests: JsonObject = r
-            .requests
-            .into_iter()
-            .map(|(k, v)| (k, serde_json::to_value(v).unwrap_or(Value::Null)))
-            .collect();
+        let requests: JsonObject = r.requests.into_iter().collect();
         InputRequiredResult {
             input_requests: (!requests.is_empty()).then_some(requests),
             request_state: r.state,

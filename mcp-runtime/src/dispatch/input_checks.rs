@@ -18,6 +18,8 @@ pub(crate) enum Refusal {
     },
     /// The client did not declare `sampling`: `-32021`, HTTP 400.
     Sampling { key: String },
+    /// The client did not declare `roots`: `-32021`, HTTP 400.
+    Roots { key: String },
 }
 
 impl Refusal {
@@ -43,6 +45,11 @@ impl Refusal {
                 format!("Cannot request input '{key}' (sampling/createMessage): the request's client capabilities do not declare the required capability"),
             )
             .with_data(json!({"requiredCapabilities": {"sampling": {}}})),
+            Self::Roots { key } => ErrorObject::new(
+                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                format!("Cannot request input '{key}' ({ROOTS}): the request's client capabilities do not declare the required capability"),
+            )
+            .with_data(json!({"requiredCapabilities": {"roots": {}}})),
         }
     }
 }
@@ -86,6 +93,13 @@ pub(crate) fn check(
             }
             continue;
         }
+        if request.get("method").and_then(Value::as_str) == Some(ROOTS) {
+            check_roots(key, request)?;
+            if capabilities.is_some_and(|c| c.roots.is_none()) {
+                return Err(Refusal::Roots { key: key.clone() });
+            }
+            continue;
+        }
         let mode = check_request(key, request)?;
         if let Some(elicitation) = &elicitation {
             let supported = match (elicitation, mode) {
@@ -105,6 +119,23 @@ pub(crate) fn check(
 }
 
 const SAMPLING: &str = crate::protocol::SAMPLING_CREATE_MESSAGE;
+const ROOTS: &str = crate::protocol::ROOTS_LIST;
+
+/// Checks (and completes) a `roots/list` input request: its params, when present, must be
+/// an object (`{}` is added when they are missing).
+fn check_roots(key: &str, request: &mut Value) -> Result<(), Refusal> {
+    let Value::Object(request) = request else {
+        return Err(invalid(key, "not an object"));
+    };
+    match request.get("params") {
+        None => {
+            request.insert("params".into(), json!({}));
+            Ok(())
+        }
+        Some(Value::Object(_)) => Ok(()),
+        Some(_) => Err(invalid(key, "the params of roots/list must be an object")),
+    }
+}
 
 /// Checks a `sampling/createMessage` input request: its params must be a sampling request.
 fn check_sampling(key: &str, request: &Value) -> Result<(), Refusal> {
@@ -127,7 +158,9 @@ fn check_request(key: &str, request: &mut Value) -> Result<&'static str, Refusal
         Some(other) => {
             return Err(invalid(
                 key,
-                format!("unsupported method {other}; only elicitation/create and {SAMPLING}"),
+                format!(
+                    "unsupported method {other}; only elicitation/create, {SAMPLING} and {ROOTS}"
+                ),
             ));
         }
     }
@@ -431,6 +464,28 @@ mod tests {
             .is_err()
         );
         assert!(check(&mut result(f), Some(&caps(json!({})))).is_err());
+    }
+
+    #[test]
+    fn roots_requests_are_checked_and_gated_on_the_roots_capability() {
+        let roots = json!({"where": {"method": "roots/list"}});
+        let mut r = result(roots.clone());
+        check(&mut r, Some(&caps(json!({"roots": {}})))).unwrap();
+        assert_eq!(r.input_requests.unwrap()["where"]["params"], json!({}));
+        let refusal = check(&mut result(roots), Some(&caps(json!({"sampling": {}})))).unwrap_err();
+        let error = refusal.to_error();
+        assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            error.data.unwrap()["requiredCapabilities"],
+            json!({"roots": {}})
+        );
+        let mut bad = result(json!({"where": {"method": "roots/list", "params": 1}}));
+        assert!(matches!(check(&mut bad, None), Err(Refusal::Invalid(_))));
+        let mut unknown = result(json!({"x": {"method": "ping", "params": {}}}));
+        assert!(matches!(
+            check(&mut unknown, None),
+            Err(Refusal::Invalid(_))
+        ));
     }
 
     #[test]

@@ -92,6 +92,16 @@ impl Context {
         serde_json::from_value(Value::Object(result.content?)).ok()
     }
 
+    /// The client's roots, answered to input request `key`
+    /// ([`InputRequired::list_roots`](crate::InputRequired::list_roots)): `None` when the
+    /// request was not answered or the answer is not a `roots/list` result.
+    pub fn roots(&self, key: &str) -> Option<Vec<crate::protocol::Root>> {
+        let value = self.input_responses.as_ref()?.get(key)?;
+        serde_json::from_value::<crate::protocol::ListRootsResult>(value.clone())
+            .ok()
+            .map(|r| r.roots)
+    }
+
     /// `true` when this round carries answers or state (a continuation).
     pub fn is_continuation(&self) -> bool {
         self.input_responses.is_some() || self.request_state.is_some()

@@ -45,6 +45,10 @@ pub(crate) async fn ask(
             ErrorCode::INTERNAL_ERROR,
             "This tool needs sampling, and the client did not declare the sampling capability at initialize",
         ),
+        input_checks::Refusal::Roots { .. } => ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            "This tool needs the client's roots, and the client did not declare the roots capability at initialize",
+        ),
         other => other.to_error(),
     })?;
     let url_supported = cx.protocol_version() >= "2025-11-25";
@@ -55,7 +59,9 @@ pub(crate) async fn ask(
             .get("method")
             .and_then(Value::as_str)
             .unwrap_or(crate::protocol::ELICITATION_CREATE);
-        if method == crate::protocol::SAMPLING_CREATE_MESSAGE {
+        if method == crate::protocol::SAMPLING_CREATE_MESSAGE
+            || method == crate::protocol::ROOTS_LIST
+        {
             let answer = cx.call.ask(requester, method, params, timeout).await?;
             answers.insert(key, answer);
             continue;

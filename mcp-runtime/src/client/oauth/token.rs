@@ -207,6 +207,31 @@ pub(crate) fn random_state() -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// The `application_type` a client registers with (SEP-837, OpenID Connect Dynamic Client
+/// Registration): `native` for a redirect to the loopback interface or to a custom scheme
+/// (an app on the user's device), `web` for an `https` redirect to a host.
+fn application_type(redirect_uri: &str) -> &'static str {
+    let Ok(url) = Url::parse(redirect_uri) else {
+        return "native";
+    };
+    let loopback = match url.host_str() {
+        Some(host) => {
+            host.eq_ignore_ascii_case("localhost")
+                || host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        None => true,
+    };
+    if loopback || !matches!(url.scheme(), "http" | "https") {
+        "native"
+    } else {
+        "web"
+    }
+}
+
 /// Registers a client (RFC 7591) for `redirect_uri`.
 pub(crate) async fn register(
     http: &OAuthHttp,
@@ -230,6 +255,7 @@ pub(crate) async fn register(
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": method,
+        "application_type": application_type(redirect_uri),
     });
     let answer = http.post_json(endpoint, &body).await?;
     let url = endpoint.as_str();
@@ -268,6 +294,20 @@ pub(crate) async fn register(
         client_id: client_id.to_owned(),
         method,
     })
+}
+
+#[cfg(test)]
+mod application_type_tests {
+    use super::application_type;
+
+    #[test]
+    fn native_for_loopback_and_custom_schemes_web_otherwise() {
+        assert_eq!(application_type("http://127.0.0.1:8123/callback"), "native");
+        assert_eq!(application_type("http://localhost/cb"), "native");
+        assert_eq!(application_type("http://[::1]:9/cb"), "native");
+        assert_eq!(application_type("com.example.app:/oauth"), "native");
+        assert_eq!(application_type("https://app.example.com/cb"), "web");
+    }
 }
 
 #[cfg(test)]

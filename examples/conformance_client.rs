@@ -11,7 +11,7 @@
 use mcp::Implementation;
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
 use mcp::protocol::{ElicitRequest, ElicitResult};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -29,11 +29,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Accepting a form with no fields filled in: the client fills in the schema's defaults
     // (SEP-1034), which `elicitation-sep1034-client-defaults` checks.
-    let config = ClientConfig::new()
-        .protocol_mode(ProtocolMode::Legacy)
-        .elicitation_handler(|_request: ElicitRequest| async move {
-            Ok(ElicitResult::accept(Default::default()))
-        });
+    // The 2025-era scenarios' servers speak only `initialize`; the newer ones (2026-07-28:
+    // `request-metadata`, `http-*`, `json-schema-*`, `sep-2322-*`) answer `server/discover`.
+    let mode = match scenario.as_str() {
+        "initialize" | "tools_call" | "elicitation-sep1034-client-defaults" | "sse-retry" => {
+            ProtocolMode::Legacy
+        }
+        _ => ProtocolMode::Auto,
+    };
+    let config = ClientConfig::new().protocol_mode(mode).elicitation_handler(
+        |_request: ElicitRequest| async move { Ok(ElicitResult::accept(Default::default())) },
+    );
     let client = Client::new(&url, config)?;
     let options = ConnectOptions::new(Implementation::new(
         "mcp-rs-conformance-client",
@@ -54,14 +60,67 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let result = client.call("test_client_elicitation_defaults").await?;
             println!("{}", result.joined_text());
         }
-        // Any other scenario: call every tool without arguments, as a generic client would.
-        _ => {
+        // Hand the focal tool's inputSchema back verbatim to the echo tool, which checks
+        // that no JSON Schema 2020-12 keyword was lost (SEP-1613, SEP-2106).
+        "json-schema-2020-12-preservation" => {
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("the server lists no json_schema_2020_12_tool")?;
+            let result = client
+                .call("json_schema_echo")
+                .arguments(json!({"schema": focal.input_schema}))?
+                .await?;
+            println!("{}", result.joined_text());
+        }
+        // Mcp-Method on every POST, Mcp-Name on the named requests: exercise each kind.
+        "http-standard-headers" => {
             for tool in tools {
                 let result = client.call(tool.name.as_str()).await?;
                 println!("{}: {}", tool.name, result.joined_text());
             }
+            for resource in client.list_resources().await?.resources {
+                client.read_resource(&resource.uri).await?;
+            }
+            for prompt in client.list_prompts().await?.prompts {
+                client.get_prompt(&prompt.name, Default::default()).await?;
+            }
         }
+        // The calls the suite names in its context (`http-custom-headers`: arguments the
+        // client mirrors into `Mcp-Param-*` headers), else every tool without arguments,
+        // as a generic client would.
+        _ => match context_tool_calls() {
+            Some(calls) => {
+                for (name, arguments) in calls {
+                    let result = client.call(name.as_str()).arguments(arguments)?.await?;
+                    println!("{name}: {}", result.joined_text());
+                }
+            }
+            None => {
+                for tool in tools {
+                    let result = client.call(tool.name.as_str()).await?;
+                    println!("{}: {}", tool.name, result.joined_text());
+                }
+            }
+        },
     }
     client.close().await?;
     Ok(())
+}
+
+/// The `toolCalls` (name, arguments) of the suite's `MCP_CONFORMANCE_CONTEXT`, if any.
+fn context_tool_calls() -> Option<Vec<(String, Value)>> {
+    let context: Value =
+        serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let calls = context.get("toolCalls")?.as_array()?;
+    Some(
+        calls
+            .iter()
+            .filter_map(|c| {
+                let name = c.get("name")?.as_str()?.to_owned();
+                let arguments = c.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                Some((name, arguments))
+            })
+            .collect(),
+    )
 }

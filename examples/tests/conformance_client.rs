@@ -1,7 +1,9 @@
 //! The official conformance suite's client scenarios (`conformance client`, pinned in
 //! `interop/`) driving the `conformance_client` example: the handshake, a tool call, form
 //! defaults applied by the client (SEP-1034) and a response stream resumed with
-//! `Last-Event-ID` after the server's `retry` delay (SEP-1699), and the 22 `auth/*`
+//! `Last-Event-ID` after the server's `retry` delay (SEP-1699), the 2026-07-28 scenarios
+//! (request `_meta` and version header, `Mcp-*` headers, schema preservation, request
+//! state), and the 22 `auth/*`
 //! scenarios (client OAuth: discovery, the code flow with PKCE, registrations, scopes and
 //! step-up, client credentials, ID-JAG, back-compat). A scenario passes only with no
 //! failed check and no warning. Needs `npm ci` in `interop/`.
@@ -18,6 +20,17 @@ const SCENARIOS: &[&str] = &[
     "tools_call",
     "elicitation-sep1034-client-defaults",
     "sse-retry",
+    // 2026-07-28 (the example connects in auto mode): per-request `_meta` and version header,
+    // with a retry after `-32022` (SEP-2575); standard and custom `Mcp-*` headers, tools with
+    // invalid `x-mcp-header` left out (SEP-2243); schemas kept verbatim (SEP-1613, SEP-2106);
+    // request state across input rounds (SEP-2322).
+    "request-metadata",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation",
+    "sep-2322-client-request-state",
     // Client OAuth (examples/common/conformance_auth.rs).
     "auth/metadata-default",
     "auth/metadata-var1",
@@ -42,7 +55,7 @@ const SCENARIOS: &[&str] = &[
     "auth/client-credentials-basic",
     // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
     // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
-    // is not implemented yet, with the other new client scenarios (the 2026-07-28 wire issue).
+    // is not implemented yet.
 ];
 
 fn results_dir(scenario: &str) -> PathBuf {

@@ -690,6 +690,39 @@ async fn auto_negotiation_cases() {
     .await;
 }
 
+/// `-32022` listing the version just probed (SEP-2575: a server may reject a first
+/// attempt): the client probes once more with it, and gives up if rejected again.
+#[tokio::test]
+async fn a_rejected_probe_naming_its_own_version_is_retried_once() {
+    bounded(async {
+        fn rejection(id: &Value) -> Response {
+            raw_json(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}}).to_string())
+        }
+        let probes = Arc::new(AtomicUsize::new(0));
+        let seen = probes.clone();
+        let mock = probed(move |id| {
+            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                rejection(id)
+            } else {
+                rpc_result(id, discover_result())
+            }
+        })
+        .await;
+        assert_eq!(outcome(&mock, ProtocolMode::Auto).await.unwrap(), Era::Modern);
+        assert_eq!(mock.count("server/discover"), 2);
+        let retried = &mock.requests()[1];
+        assert_eq!(retried.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(mock.count("initialize"), 0);
+
+        let always = probed(rejection).await;
+        let err = outcome(&always, ProtocolMode::Auto).await.unwrap_err();
+        assert!(matches!(err, ClientError::Protocol(ProtocolError::Negotiation { .. })), "{err:?}");
+        assert_eq!(always.count("server/discover"), 2, "one retry only");
+        assert_eq!(always.count("initialize"), 0, "no fallback");
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_handler_error_fails_the_call() {
     bounded(async {

@@ -23,7 +23,7 @@ pub(crate) enum Verdict {
         /// The HTTP status of the answer.
         http_status: Option<u16>,
     },
-    /// `-32022` naming a mutual version other than the one probed: probe again with it.
+    /// `-32022` naming a mutual version (possibly the one probed): probe again with it.
     Reprobe(String),
     /// No fallback: the error stands.
     Fail(ClientError),
@@ -88,12 +88,11 @@ pub(crate) fn classify(outcome: Result<Box<RawValue>, ClientError>, probed: &str
                             .collect()
                     })
                     .unwrap_or_default();
+                // Retried with the mutual version, even when it is the one probed (a
+                // server may reject a first attempt, SEP-2575); the caller retries once.
                 if let Some(v) = mutual_version(&supported) {
-                    return if v != probed {
-                        Verdict::Reprobe(v)
-                    } else {
-                        Verdict::Fail(error)
-                    };
+                    tracing::debug!(%probed, retry = %v, "the server rejected the version probed");
+                    return Verdict::Reprobe(v);
                 }
                 if supported.iter().any(|v| is_modern_version(v)) {
                     let reason = format!(
@@ -190,6 +189,14 @@ mod tests {
             classify(
                 rpc(-32022, Some(json!({"supported":["2026-07-28"]})), 400),
                 "2026-01-01"
+            ),
+            Verdict::Reprobe(v) if v == V
+        ));
+        // The version probed, listed as supported: retried (the caller bounds it to once).
+        assert!(matches!(
+            classify(
+                rpc(-32022, Some(json!({"supported":["2026-07-28"]})), 400),
+                V
             ),
             Verdict::Reprobe(v) if v == V
         ));

@@ -85,8 +85,10 @@ pub fn oauth_config(scenario: &str, context: &Value) -> Result<OAuthConfig, BoxE
 /// Runs an `auth/*` scenario against `url`.
 pub async fn run(url: &str, scenario: &str) -> Result<(), BoxError> {
     let oauth = oauth_config(scenario, &context())?;
+    // Auto: the 2025-era scenarios' servers speak `initialize`, the 2026-07-28 ones
+    // (`iss-*`, `authorization-server-migration`, …) answer `server/discover`.
     let config = ClientConfig::new()
-        .protocol_mode(ProtocolMode::Legacy)
+        .protocol_mode(ProtocolMode::Auto)
         .oauth(oauth);
     let client = Client::new(url, config)?;
     let options = ConnectOptions::new(Implementation::new(

@@ -165,6 +165,11 @@ struct Mode {
     metadata_redirect: Option<String>,
     /// The authorization endpoint redirects with `error=access_denied`.
     deny: bool,
+    /// The `iss` the authorization endpoint's redirect carries (`{as}` is the issuer);
+    /// none when `None`.
+    iss: Option<String>,
+    /// The metadata's `authorization_response_iss_parameter_supported` (RFC 9207).
+    iss_supported: Option<bool>,
     /// The registration endpoint's answer (no `registration_endpoint` when `None`).
     registration: Option<(u16, String)>,
 }
@@ -185,6 +190,8 @@ impl Default for Mode {
             token_delay: 0,
             metadata_redirect: None,
             deny: false,
+            iss: None,
+            iss_supported: None,
             registration: None,
         }
     }
@@ -267,6 +274,9 @@ async fn as_metadata(State(bad): State<Bad>) -> Response {
         "token_endpoint": mode.token_endpoint.unwrap_or_else(|| format!("{base}/token")),
         "token_endpoint_auth_methods_supported": ["client_secret_basic"],
     });
+    if let Some(supported) = mode.iss_supported {
+        metadata["authorization_response_iss_parameter_supported"] = json!(supported);
+    }
     if mode.registration.is_some() {
         metadata["registration_endpoint"] = json!(format!("{base}/register"));
     }
@@ -280,7 +290,7 @@ async fn authorize(
     bad.authorizations.fetch_add(1, Ordering::SeqCst);
     let mode = bad.mode();
     let state = mode.state.unwrap_or_else(|| q["state"].clone());
-    let to = if mode.deny {
+    let mut to = if mode.deny {
         format!(
             "{}?error=access_denied&error_description=no&state={state}",
             q["redirect_uri"]
@@ -288,7 +298,22 @@ async fn authorize(
     } else {
         format!("{}?code=c1&state={state}", q["redirect_uri"])
     };
+    if let Some(iss) = mode.iss {
+        let iss = iss.replace("{as}", &format!("{}/as", bad.origin));
+        to.push_str("&iss=");
+        to.push_str(&url_escape(&iss));
+    }
     (StatusCode::FOUND, [("location", to)]).into_response()
+}
+
+/// `text` as a query parameter value.
+fn url_escape(text: &str) -> String {
+    reqwest::Url::parse_with_params("http://x/", [("v", text)])
+        .unwrap()
+        .query()
+        .unwrap()
+        .trim_start_matches("v=")
+        .to_owned()
 }
 
 async fn token(State(bad): State<Bad>) -> Response {
@@ -427,6 +452,95 @@ async fn a_wrong_state_ends_the_code_flow() {
         "{err:?}"
     );
     assert_eq!(bad.authorizations.load(Ordering::SeqCst), 1);
+    assert_eq!(bad.token_requests.load(Ordering::SeqCst), 0);
+}
+
+/// RFC 9207: the authorization response's `iss` is checked before the code is exchanged.
+#[tokio::test]
+async fn the_authorization_response_issuer_is_checked() {
+    let code_flow = || {
+        OAuthConfig::authorization_code(
+            ClientRegistration::pre_registered("app"),
+            ProgrammaticAuthorization::new("http://127.0.0.1:9/callback"),
+        )
+    };
+    // (advertised, iss sent, the refusal expected: None = the code is exchanged)
+    let cases: [(Option<bool>, Option<&str>, Option<&str>); 9] = [
+        (Some(true), Some("{as}"), None),
+        (Some(true), None, Some("missing")),
+        (
+            Some(true),
+            Some("https://evil.example.com"),
+            Some("mismatch"),
+        ),
+        (Some(true), Some("{as}/"), Some("mismatch")),
+        (None, None, None),
+        (None, Some("{as}"), None),
+        (None, Some("https://evil.example.com"), Some("mismatch")),
+        (Some(false), None, None),
+        (Some(false), Some("{as}/"), Some("mismatch")),
+    ];
+    for (supported, iss, refusal) in cases {
+        let bad = Bad::start(Mode {
+            iss_supported: supported,
+            iss: iss.map(str::to_owned),
+            ..Mode::default()
+        })
+        .await;
+        let err = fail(&bad, code_flow()).await;
+        let case = format!("{supported:?} {iss:?}");
+        let issuer = format!("{}/as", bad.origin);
+        match refusal {
+            // The code was exchanged, and the token then refused by the server (a `401`
+            // loop): the issuer check passed.
+            None => assert!(
+                bad.token_requests.load(Ordering::SeqCst) > 0,
+                "{case}: {err:?}"
+            ),
+            Some(refusal) => {
+                let matched = match oauth_error(&err) {
+                    OAuthError::IssuerMissing { issuer: i } => refusal == "missing" && *i == issuer,
+                    OAuthError::IssuerMismatch { expected, received } => {
+                        refusal == "mismatch"
+                            && *expected == issuer
+                            && *received == iss.unwrap().replace("{as}", &issuer)
+                    }
+                    _ => false,
+                };
+                assert!(matched, "{case}: {err:?}");
+                assert_eq!(bad.authorizations.load(Ordering::SeqCst), 1, "{case}");
+                assert_eq!(bad.token_requests.load(Ordering::SeqCst), 0, "{case}");
+            }
+        }
+    }
+    // With `error=access_denied` too: a wrong iss means the error is not trusted either.
+    let bad = Bad::start(Mode {
+        deny: true,
+        iss: Some("https://evil.example.com".into()),
+        ..Mode::default()
+    })
+    .await;
+    let err = fail(&bad, code_flow()).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::IssuerMismatch { .. }),
+        "{err:?}"
+    );
+}
+
+/// RFC 8414 §3.3: a metadata issuer differing only by a trailing slash is another issuer.
+#[tokio::test]
+async fn a_metadata_issuer_with_a_trailing_slash_is_untrusted() {
+    let bad = Bad::start(Mode::default()).await;
+    let issuer = format!("{}/as/", bad.origin);
+    *bad.mode.lock().unwrap() = Mode {
+        issuer: Some(issuer.clone()),
+        ..Mode::default()
+    };
+    let err = fail(&bad, machine()).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::UntrustedAuthorizationServer { issuer: i, .. } if *i == issuer),
+        "{err:?}"
+    );
     assert_eq!(bad.token_requests.load(Ordering::SeqCst), 0);
 }
 

@@ -3,9 +3,10 @@
 //! defaults applied by the client (SEP-1034) and a response stream resumed with
 //! `Last-Event-ID` after the server's `retry` delay (SEP-1699), the 2026-07-28 scenarios
 //! (request `_meta` and version header, `Mcp-*` headers, schema preservation, request
-//! state), and the 22 `auth/*`
+//! state), and the `auth/*`
 //! scenarios (client OAuth: discovery, the code flow with PKCE, registrations, scopes and
-//! step-up, client credentials, ID-JAG, back-compat). A scenario passes only with no
+//! step-up, client credentials, back-compat, RFC 9207 `iss` and metadata issuer checks,
+//! authorization server migration). A scenario passes only with no
 //! failed check and no warning. Needs `npm ci` in `interop/`.
 
 mod interop_support;
@@ -53,6 +54,19 @@ const SCENARIOS: &[&str] = &[
     "auth/offline-access-not-supported",
     "auth/client-credentials-jwt",
     "auth/client-credentials-basic",
+    // RFC 9207 `iss` in the authorization response, checked before the code is exchanged
+    // (exact string comparison; required when the metadata advertises it), and RFC 8414
+    // §3.3 metadata issuer identity.
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    // SEP-2352: the resource moves to another authorization server; the client registers
+    // and authorizes there, and presents nothing from the old one.
+    "auth/authorization-server-migration",
     // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
     // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
     // is not implemented yet.

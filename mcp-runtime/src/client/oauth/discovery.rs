@@ -15,6 +15,12 @@ use crate::client::AuthChallenge;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ServerMetadata {
     pub(crate) issuer: String,
+    /// Whether `issuer` comes from a metadata document (not synthesized for a 2025-03-26
+    /// server without one): only then can an authorization response's `iss` be checked.
+    pub(crate) issuer_recorded: bool,
+    /// RFC 9207 `authorization_response_iss_parameter_supported`: every authorization
+    /// response must then carry `iss`.
+    pub(crate) iss_parameter_supported: bool,
     pub(crate) authorization_endpoint: Option<Url>,
     pub(crate) token_endpoint: Option<Url>,
     pub(crate) registration_endpoint: Option<Url>,
@@ -37,6 +43,26 @@ impl ServerMetadata {
         self.token_endpoint
             .as_ref()
             .ok_or_else(|| OAuthError::invalid(&self.issuer, "the metadata has no token_endpoint"))
+    }
+
+    /// RFC 9207 §2.4: checks the `iss` of an authorization response (success or error)
+    /// before anything else in it is used. A present `iss` must equal the recorded issuer
+    /// by simple string comparison (no normalization: a trailing slash differs), whatever
+    /// the metadata advertises; when the metadata advertises
+    /// `authorization_response_iss_parameter_supported`, a missing `iss` is refused too.
+    pub(crate) fn check_response_issuer(&self, iss: Option<&str>) -> Result<(), OAuthError> {
+        match iss {
+            Some(iss) if self.issuer_recorded && iss != self.issuer => {
+                Err(OAuthError::IssuerMismatch {
+                    expected: shown(&self.issuer),
+                    received: shown(iss),
+                })
+            }
+            None if self.iss_parameter_supported => Err(OAuthError::IssuerMissing {
+                issuer: shown(&self.issuer),
+            }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -79,12 +105,14 @@ fn parse_server_metadata(value: &Value, url: &Url) -> Result<ServerMetadata, OAu
             "the metadata is not a JSON object",
         ));
     }
+    let issuer = value.get("issuer").and_then(Value::as_str);
     Ok(ServerMetadata {
-        issuer: value
-            .get("issuer")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
+        issuer: issuer.unwrap_or_default().to_owned(),
+        issuer_recorded: issuer.is_some_and(|i| !i.is_empty()),
+        iss_parameter_supported: value
+            .get("authorization_response_iss_parameter_supported")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         authorization_endpoint: optional_endpoint(value, "authorization_endpoint", url)?,
         token_endpoint: optional_endpoint(value, "token_endpoint", url)?,
         registration_endpoint: optional_endpoint(value, "registration_endpoint", url)?,
@@ -169,6 +197,22 @@ fn same_issuer(a: &str, b: &str) -> bool {
     a.trim_end_matches('/') == b.trim_end_matches('/')
 }
 
+/// RFC 8414 §3.3: the metadata fetched for `chosen` must name `chosen` as its issuer,
+/// identically (no normalization: a trailing slash differs); anything else could send the
+/// client's credentials, and its authorization responses' `iss` checks, to another server.
+fn check_metadata_issuer(metadata: &ServerMetadata, chosen: &str) -> Result<(), OAuthError> {
+    if metadata.issuer == chosen {
+        return Ok(());
+    }
+    Err(OAuthError::UntrustedAuthorizationServer {
+        issuer: shown(&metadata.issuer),
+        reason: format!(
+            "the metadata fetched for {} names another issuer",
+            shown(chosen)
+        ),
+    })
+}
+
 /// Runs discovery for `server`. `issuer` is the pre-registered client's authorization
 /// server, which the resource must list.
 pub(crate) async fn discover(
@@ -231,14 +275,7 @@ pub(crate) async fn discover(
         resource: shown(server.as_str()),
         reason: format!("no metadata found for the authorization server {chosen}"),
     })?;
-    // RFC 8414 §3.3: the metadata must name the issuer it was fetched for; anything else
-    // could send the client's credentials to another server.
-    if !same_issuer(&metadata.issuer, &chosen) {
-        return Err(OAuthError::UntrustedAuthorizationServer {
-            issuer: metadata.issuer,
-            reason: format!("the metadata fetched for {chosen} names another issuer"),
-        });
-    }
+    check_metadata_issuer(&metadata, &chosen)?;
     Ok(Discovered {
         resource: Some(advertised.to_owned()),
         scopes_supported: strings(&prm, "scopes_supported"),
@@ -323,5 +360,108 @@ mod tests {
         assert!(!resource_matches(&server, "https://h.example/mcp/other"));
         assert!(!resource_matches(&server, "https://h.example/mcp#x"));
         assert!(!resource_matches(&server, "not a url"));
+    }
+
+    fn metadata(doc: Value) -> ServerMetadata {
+        parse_server_metadata(&doc, &url("https://as.example/.well-known/x")).unwrap()
+    }
+
+    fn issuer_error(server: &ServerMetadata, iss: Option<&str>) -> Option<String> {
+        server
+            .check_response_issuer(iss)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn response_issuer_rules() {
+        const AS: &str = "https://as.example/tenant";
+        let supported = metadata(serde_json::json!({
+            "issuer": AS, "authorization_response_iss_parameter_supported": true,
+        }));
+        assert!(supported.iss_parameter_supported);
+        // Advertised: a matching iss passes; a missing, wrong or normalized one does not.
+        assert!(supported.check_response_issuer(Some(AS)).is_ok());
+        assert!(matches!(
+            supported.check_response_issuer(None),
+            Err(OAuthError::IssuerMissing { issuer }) if issuer == AS
+        ));
+        assert!(matches!(
+            supported.check_response_issuer(Some("https://evil.example.com")),
+            Err(OAuthError::IssuerMismatch { expected, received })
+                if expected == AS && received == "https://evil.example.com"
+        ));
+        for variant in [
+            "https://as.example/tenant/",
+            "HTTPS://as.example/tenant",
+            "https://AS.example/tenant",
+            "https://as.example:443/tenant",
+            "https://as.example/%74enant",
+            "",
+        ] {
+            assert!(
+                matches!(
+                    supported.check_response_issuer(Some(variant)),
+                    Err(OAuthError::IssuerMismatch { .. })
+                ),
+                "{variant:?} must not match {AS}"
+            );
+        }
+        // Not advertised (absent or false): an absent iss passes, a present one is compared.
+        for doc in [
+            serde_json::json!({"issuer": AS}),
+            serde_json::json!({"issuer": AS, "authorization_response_iss_parameter_supported": false}),
+        ] {
+            let plain = metadata(doc);
+            assert!(!plain.iss_parameter_supported);
+            assert!(plain.check_response_issuer(None).is_ok());
+            assert!(plain.check_response_issuer(Some(AS)).is_ok());
+            assert!(matches!(
+                plain.check_response_issuer(Some("https://evil.example.com")),
+                Err(OAuthError::IssuerMismatch { .. })
+            ));
+            assert!(issuer_error(&plain, Some("https://as.example/tenant/")).is_some());
+        }
+        // A 2025-03-26 server without metadata has no recorded issuer to compare with.
+        let synthesized = ServerMetadata {
+            issuer: "https://as.example".into(),
+            ..ServerMetadata::default()
+        };
+        assert!(synthesized.check_response_issuer(None).is_ok());
+        assert!(
+            synthesized
+                .check_response_issuer(Some("https://other.example"))
+                .is_ok()
+        );
+        // The message names both issuers.
+        let message = issuer_error(&supported, Some("https://evil.example.com")).unwrap();
+        assert!(
+            message.contains(AS) && message.contains("evil.example.com"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn metadata_issuer_must_be_identical() {
+        const AS: &str = "https://as.example/tenant";
+        assert!(check_metadata_issuer(&metadata(serde_json::json!({"issuer": AS})), AS).is_ok());
+        for other in [
+            "https://attacker.example.com",
+            "https://as.example/tenant/",
+            "https://AS.example/tenant",
+            "",
+        ] {
+            let found = metadata(serde_json::json!({"issuer": other}));
+            assert!(
+                matches!(
+                    check_metadata_issuer(&found, AS),
+                    Err(OAuthError::UntrustedAuthorizationServer { issuer, .. }) if issuer == other
+                ),
+                "{other:?}"
+            );
+        }
+        // No issuer at all.
+        let missing = metadata(serde_json::json!({"token_endpoint": "https://as.example/t"}));
+        assert!(check_metadata_issuer(&missing, AS).is_err());
     }
 }

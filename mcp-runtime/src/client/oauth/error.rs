@@ -252,6 +252,24 @@ pub enum OAuthError {
     /// The authorization response's `state` is not the one sent.
     #[error("the authorization response carries the wrong state")]
     StateMismatch,
+    /// The authorization response's `iss` (RFC 9207) is not the issuer of the authorization
+    /// server the request went to (simple string comparison): it may come from another
+    /// server (a mix-up attack). The code is not exchanged.
+    #[error("the authorization response comes from the issuer {received}, not {expected}")]
+    IssuerMismatch {
+        /// The issuer of the authorization server's metadata.
+        expected: String,
+        /// The `iss` of the response.
+        received: String,
+    },
+    /// The authorization server advertises `authorization_response_iss_parameter_supported`
+    /// (RFC 9207) but its authorization response carries no `iss`. The code is not
+    /// exchanged.
+    #[error("the authorization response carries no iss although {issuer} advertises it")]
+    IssuerMissing {
+        /// The issuer of the authorization server's metadata.
+        issuer: String,
+    },
     /// The authorization server redirected back with an error.
     #[error("the authorization was refused{}", describe(Some(.0.as_ref())))]
     AuthorizationDenied(Box<OAuthErrorResponse>),

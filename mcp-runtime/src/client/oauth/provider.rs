@@ -85,6 +85,16 @@ impl OAuthProvider {
                 d
             }
         };
+        // SEP-2352: a refresh token goes only to the authorization server that issued it;
+        // after the resource moved to another one, authorize there afresh.
+        if let Some(issuer) = stored.issuer()
+            && issuer != discovered.server.issuer
+        {
+            return Err(OAuthError::UntrustedAuthorizationServer {
+                issuer: discovered.server.issuer.clone(),
+                reason: format!("the refresh token was issued by {issuer}"),
+            });
+        }
         let identity = self.identity(state, &discovered).await?;
         let params = vec![("grant_type", "refresh_token"), ("refresh_token", refresh)];
         let mut response = self
@@ -93,7 +103,9 @@ impl OAuthProvider {
         if response.refresh_token.is_none() {
             response.refresh_token = Some(refresh.to_owned());
         }
-        let fresh = response.into_stored(stored.scopes(), true);
+        let fresh = response
+            .into_stored(stored.scopes(), true)
+            .with_issuer(discovered.server.issuer.clone());
         let access = fresh.access_token().to_owned();
         self.config.store.save(&self.key, fresh);
         state.refreshed = Some(access.clone());
@@ -254,6 +266,7 @@ impl OAuthProvider {
                     .into_stored(&scopes, false)
             }
         };
+        let token = token.with_issuer(discovered.server.issuer.clone());
         let access = token.access_token().to_owned();
         self.config.store.save(&self.key, token);
         state.refreshed = None;
@@ -310,6 +323,8 @@ impl OAuthProvider {
         if param("state").as_deref() != Some(state.as_str()) {
             return Err(OAuthError::StateMismatch);
         }
+        // RFC 9207: before the code (or an error) is trusted.
+        server.check_response_issuer(param("iss").as_deref())?;
         if let Some(error) = param("error") {
             return Err(OAuthError::AuthorizationDenied(Box::new(
                 OAuthErrorResponse::new(error, param("error_description")),

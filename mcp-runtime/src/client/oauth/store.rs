@@ -15,6 +15,8 @@ pub struct StoredToken {
     refresh_token: Option<String>,
     expires_at: Option<SystemTime>,
     scopes: Vec<String>,
+    /// The authorization server that issued it, if known.
+    issuer: Option<String>,
     /// How long before expiry the token is renewed.
     margin: Duration,
 }
@@ -32,6 +34,7 @@ impl std::fmt::Debug for StoredToken {
             )
             .field("expires_at", &self.expires_at)
             .field("scopes", &self.scopes)
+            .field("issuer", &self.issuer)
             .finish()
     }
 }
@@ -50,8 +53,23 @@ impl StoredToken {
             refresh_token,
             expires_at,
             scopes,
+            issuer: None,
             margin: RENEW_MARGIN,
         }
+    }
+
+    /// Records the issuer of the authorization server that issued the token. The client
+    /// records it on every token it obtains; a store that keeps it lets the client refuse
+    /// to present the refresh token to another authorization server after the resource
+    /// moved (SEP-2352).
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// The issuer of the authorization server that issued the token, if recorded.
+    pub fn issuer(&self) -> Option<&str> {
+        self.issuer.as_deref()
     }
 
     /// A token valid for `lifetime` from now, renewed when less than a quarter of it (at

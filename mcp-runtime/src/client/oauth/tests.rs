@@ -308,3 +308,40 @@ async fn a_stored_token_is_refreshed_after_discovery() {
     assert_eq!(provider.token().await.unwrap(), None);
     assert!(store.load(&key).is_none());
 }
+
+#[tokio::test]
+async fn a_refresh_token_goes_only_to_its_issuer() {
+    // SEP-2352: the token came from another authorization server than the one the resource
+    // now lists: its refresh token is not presented there, and the token is forgotten.
+    let server = Server::start(3600, None).await;
+    let store = Arc::new(MemoryTokenStore::new());
+    let key = format!("{}/mcp", server.origin());
+    let expired = std::time::SystemTime::now() - Duration::from_secs(1);
+    let old = StoredToken::new("old", Some("r0".into()), Some(expired), vec!["a".into()]);
+    store.save(&key, old.clone().with_issuer("https://old-as.example.com"));
+    let provider = server.provider(machine().token_store(store.clone()));
+    assert_eq!(provider.token().await.unwrap(), None);
+    assert!(server.grants().is_empty());
+    assert!(store.load(&key).is_none());
+    // On a challenge the client authorizes with the new server instead, and records it.
+    store.save(&key, old.with_issuer("https://old-as.example.com"));
+    let token = provider
+        .on_challenge(&server.challenge_to(Some("old"), 401, ""))
+        .await
+        .unwrap();
+    assert_eq!(token.as_deref(), Some("t1"));
+    assert_eq!(server.grants(), ["client_credentials"]);
+    assert_eq!(
+        store.load(&key).unwrap().issuer(),
+        Some(server.origin().as_str())
+    );
+    // A token of the current issuer is refreshed there.
+    let provider = server.provider(machine().token_store(store.clone()));
+    store.save(
+        &key,
+        StoredToken::new("t1", Some("r1".into()), Some(expired), Vec::new())
+            .with_issuer(server.origin()),
+    );
+    assert_eq!(provider.token().await.unwrap().as_deref(), Some("t2"));
+    assert_eq!(server.grants(), ["client_credentials", "refresh_token"]);
+}

@@ -21,11 +21,11 @@
 mod interop_support;
 mod otlp;
 
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use interop_support::{LATEST_LEGACY, MODERN, PEER_TIMEOUT, example_binary, python, python_dir};
+use interop_support::{
+    LATEST_LEGACY, MODERN, PEER_TIMEOUT, Served, example_binary, python, python_dir,
+};
 use mcp::Implementation;
 use mcp::client::typed::TypedClient as _;
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode, StdioCommand};
@@ -36,12 +36,9 @@ use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
 use sha2::Digest as _;
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
 
 /// How long exported data may take to reach the receiver.
 const EXPORT_WAIT: Duration = Duration::from_secs(15);
-/// How long an example may take to print its `listening` line.
-const STARTUP: Duration = Duration::from_secs(30);
 /// The weather example's tool and its span's name.
 const WEATHER_TOOL: &str = "get_current_weather";
 const WEATHER_SPAN: &str = "tools/call get_current_weather";
@@ -70,68 +67,7 @@ fn otel_env(receiver: &otlp::Receiver, fast: bool) -> Vec<(&'static str, String)
     ]
 }
 
-/// A server process serving HTTP on a loopback port (an example binary, or the Python
-/// peer server), its stderr collected; killed (SIGKILL) if the test fails before
-/// [`terminate`](Self::terminate).
-struct Served {
-    name: &'static str,
-    child: tokio::process::Child,
-    url: String,
-    stderr: Arc<Mutex<String>>,
-}
-
 impl Served {
-    /// Spawns `command` and waits for its first stdout line, `<prefix>http://…/mcp`.
-    async fn spawn(name: &'static str, mut command: tokio::process::Command, prefix: &str) -> Self {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().expect("stderr");
-        let sink = stderr.clone();
-        tokio::spawn(async move {
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut chunk).await {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
-            }
-        });
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let line = tokio::time::timeout(STARTUP, lines.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("{name}: no `listening` line within {STARTUP:?}"))
-            .expect("read stdout");
-        let Some(line) = line else {
-            // Give the stderr task a moment to collect the reason.
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            panic!(
-                "{name}: exited before listening\n{}",
-                stderr.lock().unwrap()
-            );
-        };
-        // Drain stdout so that the server never blocks on it.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        let url = line
-            .strip_prefix(prefix)
-            .filter(|url| url.starts_with("http://") && url.ends_with("/mcp"))
-            .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"))
-            .to_owned();
-        Self {
-            name,
-            child,
-            url,
-            stderr,
-        }
-    }
-
     /// Starts example `name` on `127.0.0.1:0` with `env`, and checks that it exports (it
     /// logs [`EXPORTING`]).
     async fn example(name: &'static str, env: &[(&'static str, String)]) -> Self {
@@ -170,10 +106,6 @@ impl Served {
             self.name,
             self.stderr()
         );
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
     }
 
     /// Sends SIGTERM and asserts a clean exit (status 0) within 10 seconds.

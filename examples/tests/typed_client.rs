@@ -21,18 +21,16 @@
 mod interop_support;
 
 use std::future::Future;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use interop_support::{example_binary, interop_dir, node, python, python_dir};
+use interop_support::{Served, example_binary, interop_dir, node, python, python_dir};
 use mcp::client::typed::{Mismatch, TypedClient};
 use mcp::client::{CallError, Client, ClientConfig, ProtocolMode, StdioCommand};
 use mcp::protocol::Era;
 use mcp::{ElicitRequest, ElicitResult, Implementation};
 use mcp_examples::weather::{WeatherService, WeatherServiceClient};
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
+use tokio::io::AsyncReadExt as _;
 
 /// The longest one test may run.
 const TEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -84,77 +82,6 @@ async fn stdio<C: TypedClient>(command: StdioCommand, mode: ProtocolMode, era: E
     client.connect(identity()).await.expect("connects");
     assert_eq!(client.connection().unwrap().era(), era, "{mode:?}");
     C::from_client(client)
-}
-
-/// A server process announcing its URL on its first stdout line; killed when dropped.
-struct Served {
-    name: String,
-    url: String,
-    stderr: Arc<Mutex<String>>,
-    /// Kept so that the server is killed when this is dropped.
-    _child: tokio::process::Child,
-}
-
-impl Served {
-    async fn spawn(name: &str, mut command: tokio::process::Command, prefix: &str) -> Self {
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = command
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        let stderr = Arc::new(Mutex::new(String::new()));
-        if let Some(mut pipe) = child.stderr.take() {
-            let sink = Arc::clone(&stderr);
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = pipe.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    sink.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            });
-        }
-        let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .ok()
-            .and_then(|l| l.ok().flatten())
-            .unwrap_or_else(|| {
-                panic!(
-                    "{name}: no first line within 30 s\n--- stderr ---\n{}",
-                    stderr.lock().unwrap()
-                )
-            });
-        // Keep draining so the pipe never fills.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        let url = line
-            .strip_prefix(prefix)
-            .filter(|url| url.starts_with("http://") && url.ends_with("/mcp"))
-            .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"))
-            .trim()
-            .to_owned();
-        Self {
-            name: name.to_owned(),
-            url,
-            stderr,
-            _child: child,
-        }
-    }
-
-    fn report(&self) -> String {
-        format!(
-            "{} at {}\n--- stderr ---\n{}",
-            self.name,
-            self.url,
-            self.stderr.lock().unwrap()
-        )
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -414,6 +341,17 @@ async fn the_region_header_is_what_the_server_checks() {
             .await
             .unwrap_or_else(|e| panic!("{e:?}\n{}", server.report()));
         assert_eq!(ok.location, "eu-west/Dublin");
+        // `TypedClient::connect`: the default identity and the auto era, which lands on the
+        // modern one here and mirrors the header too.
+        let connected = WeatherServiceClient::connect(&server.url)
+            .await
+            .unwrap_or_else(|e| panic!("{e:?}\n{}", server.report()));
+        assert_eq!(connected.client().connection().unwrap().era(), Era::Modern);
+        let ok = connected
+            .regional_weather("eu-west", "Cork")
+            .await
+            .unwrap_or_else(|e| panic!("{e:?}\n{}", server.report()));
+        assert_eq!(ok.location, "eu-west/Cork");
 
         let body = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",

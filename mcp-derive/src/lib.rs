@@ -12,19 +12,25 @@ mod validate;
 
 use proc_macro::TokenStream;
 
+/// The item an attribute macro is on, or (when it does not parse as `T`) the error followed
+/// by the item unchanged, so that the compiler reports nothing else about it.
+fn parse_or_echo<T: syn::parse::Parse>(input: TokenStream) -> Result<T, TokenStream> {
+    syn::parse::<T>(input.clone()).map_err(|e| {
+        let mut out = e.to_compile_error();
+        out.extend(proc_macro2::TokenStream::from(input));
+        out.into()
+    })
+}
+
 /// Turns an impl block into an MCP service. Every key of `#[mcp::service]`, `#[tool]`,
 /// `#[resource]`, `#[prompt]`, `#[complete]`, `#[argument]` and `#[http_header]` is documented in
 /// the `mcp` crate's `mcp::attributes` module.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     let started = std::time::Instant::now();
-    let mut item = match syn::parse::<syn::ItemImpl>(input.clone()) {
+    let mut item = match parse_or_echo::<syn::ItemImpl>(input) {
         Ok(item) => item,
-        Err(e) => {
-            let mut out = e.to_compile_error();
-            out.extend(proc_macro2::TokenStream::from(input));
-            return out.into();
-        }
+        Err(out) => return out,
     };
     let cx = diag::Ctxt::new();
     let mut svc = parse::service(&cx, args.into(), &mut item);
@@ -53,13 +59,9 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `mcp::client::typed` module.
 #[proc_macro_attribute]
 pub fn client(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse::<syn::ItemTrait>(input.clone()) {
+    let item = match parse_or_echo::<syn::ItemTrait>(input) {
         Ok(item) => item,
-        Err(e) => {
-            let mut out = e.to_compile_error();
-            out.extend(proc_macro2::TokenStream::from(input));
-            return out.into();
-        }
+        Err(out) => return out,
     };
     let cx = diag::Ctxt::new();
     let def = parse::client_trait(&cx, args.into(), &item);

@@ -336,6 +336,13 @@ pub trait Forecasts {
     fn snow(&self) -> String;
 }
 
+/// The same server, with an output type it does not return.
+#[mcp::client(name = "WrongOutput")]
+pub trait Misread {
+    /// Adds, read as a report.
+    fn add(&self, a: i64, b: i64) -> Report;
+}
+
 /// The same server, described right.
 #[mcp::client(name = "GoodForecasts")]
 pub trait Good {
@@ -397,6 +404,22 @@ async fn a_trait_client_calls_and_verifies() {
         "{e}"
     );
     assert_eq!(found.len(), 4, "{e}");
+    // A result of another type than the declared one is a decoding error, naming both.
+    let misread = WrongOutput::in_process(server(), config(ProtocolMode::Modern))
+        .await
+        .unwrap();
+    match misread.add(1, 2).await {
+        Err(CallError::Decode {
+            tool,
+            expected,
+            reason,
+        }) => {
+            assert_eq!(tool, "add");
+            assert!(expected.ends_with("Report"), "{expected}");
+            assert!(!reason.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
     // A call the server refuses is a protocol error.
     let e = bad.add("one", 2).await.unwrap_err();
     assert_eq!(e.code(), Some(-32602), "{e:?}");

@@ -14,6 +14,97 @@ use tokio::io::AsyncReadExt as _;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// A server process serving HTTP on a loopback port (an example binary or a peer server),
+/// its stderr collected; killed when dropped.
+pub struct Served {
+    /// What it is, for messages.
+    pub name: String,
+    /// The process.
+    pub child: tokio::process::Child,
+    /// Its MCP endpoint.
+    pub url: String,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Served {
+    /// How long a server may take to print its first line.
+    pub const STARTUP: Duration = Duration::from_secs(30);
+
+    /// Spawns `command` and waits for its first stdout line, `<prefix>http://…/mcp`.
+    pub async fn spawn(name: &str, mut command: tokio::process::Command, prefix: &str) -> Self {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().expect("stderr");
+        let sink = stderr.clone();
+        tokio::spawn(async move {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        });
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let line = tokio::time::timeout(Self::STARTUP, lines.next_line())
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "{name}: no first line within {:?}\n--- stderr ---\n{}",
+                    Self::STARTUP,
+                    stderr.lock().unwrap()
+                )
+            })
+            .expect("read stdout");
+        let Some(line) = line else {
+            // Give the stderr task a moment to collect the reason.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            panic!(
+                "{name}: exited before listening\n{}",
+                stderr.lock().unwrap()
+            );
+        };
+        // Drain stdout so that the server never blocks on it.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let url = line
+            .strip_prefix(prefix)
+            .map(str::trim)
+            .filter(|url| url.starts_with("http://") && url.ends_with("/mcp"))
+            .unwrap_or_else(|| panic!("{name}: unexpected first line {line:?}"))
+            .to_owned();
+        Self {
+            name: name.to_owned(),
+            child,
+            url,
+            stderr,
+        }
+    }
+
+    /// What it wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Its name, URL and stderr, for a failure message.
+    pub fn report(&self) -> String {
+        format!(
+            "{} at {}\n--- stderr ---\n{}",
+            self.name,
+            self.url,
+            self.stderr()
+        )
+    }
+}
+
 /// How long one peer process may run before it is killed.
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(60);
 

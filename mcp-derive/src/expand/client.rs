@@ -115,9 +115,39 @@ fn param(ident: &Ident, ty: &Type) -> TokenStream {
     }
 }
 
-fn params(idents: &[&Ident], types: &[&Type]) -> TokenStream {
-    let each = idents.iter().zip(types).map(|(i, t)| param(i, t));
-    quote!(#(, #each)*)
+/// The parameters a generated method takes: declared as [`param`] does, converted into
+/// their declared types first thing in the body, and sent under their wire names.
+struct Params<'a> {
+    idents: Vec<&'a Ident>,
+    types: Vec<&'a Type>,
+    wires: Vec<String>,
+}
+
+impl<'a> Params<'a> {
+    fn of(params: impl IntoIterator<Item = &'a ParamDef>) -> Self {
+        let params: Vec<&ParamDef> = params.into_iter().collect();
+        Self {
+            idents: params.iter().map(|p| &p.ident).collect(),
+            types: params.iter().map(|p| &p.ty).collect(),
+            wires: params.iter().map(|p| wire_name(&p.ident)).collect(),
+        }
+    }
+
+    /// `, a: A, b: impl Into<String>` after `&self`.
+    fn decls(&self) -> TokenStream {
+        let each = self
+            .idents
+            .iter()
+            .zip(&self.types)
+            .map(|(i, t)| param(i, t));
+        quote!(#(, #each)*)
+    }
+
+    /// `let a: A = Into::into(a);` for each.
+    fn converted(&self) -> TokenStream {
+        let (idents, types) = (&self.idents, &self.types);
+        quote!(#( let #idents: #types = ::core::convert::Into::into(#idents); )*)
+    }
 }
 
 fn doc_lines(description: Option<&str>, fallback: String) -> TokenStream {
@@ -143,10 +173,9 @@ fn tool_method(k: &Path, tool: &ToolDef, sent: &[&ParamDef]) -> TokenStream {
             "Calls the tool `{name}`; set the call's options on the returned `TypedCall`, then await it."
         ),
     );
-    let idents: Vec<&Ident> = sent.iter().map(|p| &p.ident).collect();
-    let types: Vec<&Type> = sent.iter().map(|p| &p.ty).collect();
-    let wires: Vec<String> = sent.iter().map(|p| wire_name(&p.ident)).collect();
-    let decls = params(&idents, &types);
+    let params = Params::of(sent.iter().copied());
+    let (decls, converted) = (params.decls(), params.converted());
+    let (idents, wires) = (&params.idents, &params.wires);
     let out_span = if tool.output.is_some() {
         out.span()
     } else {
@@ -166,7 +195,7 @@ fn tool_method(k: &Path, tool: &ToolDef, sent: &[&ParamDef]) -> TokenStream {
             use #k::__private::client::{
                 GenericDecoder as _, PutOther as _, PutSerialize as _, SpecificDecoder as _,
             };
-            #( let #idents: #types = ::core::convert::Into::into(#idents); )*
+            #converted
             #k::client::TypedCall::new(
                 &self.client,
                 #name,
@@ -244,15 +273,13 @@ fn resource_method(k: &Path, r: &ResourceDef) -> TokenStream {
             }
         };
     }
-    let vars: Vec<&ParamDef> = m
-        .params
-        .iter()
-        .filter(|p| r.vars.contains(&wire_name(&p.ident)))
-        .collect();
-    let idents: Vec<&Ident> = vars.iter().map(|p| &p.ident).collect();
-    let types: Vec<&Type> = vars.iter().map(|p| &p.ty).collect();
-    let wires: Vec<String> = vars.iter().map(|p| wire_name(&p.ident)).collect();
-    let decls = params(&idents, &types);
+    let vars = Params::of(
+        m.params
+            .iter()
+            .filter(|p| r.vars.contains(&wire_name(&p.ident))),
+    );
+    let (decls, converted) = (vars.decls(), vars.converted());
+    let (idents, wires) = (&vars.idents, &vars.wires);
     let doc = doc_lines(
         r.description.as_deref(),
         format!("Reads the resource the template `{uri}` names for these variables."),
@@ -262,11 +289,11 @@ fn resource_method(k: &Path, r: &ResourceDef) -> TokenStream {
         #doc
         #[allow(clippy::too_many_arguments)]
         pub async fn #ident(&self #decls) -> #result {
-            #( let #idents: #types = ::core::convert::Into::into(#idents); )*
+            #converted
             let __mcp_uri = #k::client::typed::expand(
                 #uri,
                 &[#( (#wires, #k::client::typed::variable(&#idents)) ),*],
-            )?;
+            );
             self.client.read_resource(&__mcp_uri).await
         }
     }
@@ -278,11 +305,9 @@ fn prompt_method(k: &Path, p: &PromptDef) -> TokenStream {
     let ident = &m.ident;
     let cfg = &m.cfg_attrs;
     let name = &p.name;
-    let args: Vec<&ParamDef> = m.params.iter().filter(|p| !left_out(p)).collect();
-    let idents: Vec<&Ident> = args.iter().map(|p| &p.ident).collect();
-    let types: Vec<&Type> = args.iter().map(|p| &p.ty).collect();
-    let wires: Vec<String> = args.iter().map(|p| wire_name(&p.ident)).collect();
-    let decls = params(&idents, &types);
+    let args = Params::of(m.params.iter().filter(|p| !left_out(p)));
+    let (decls, converted) = (args.decls(), args.converted());
+    let (idents, wires) = (&args.idents, &args.wires);
     let doc = doc_lines(
         p.description.as_deref(),
         format!("Gets the prompt `{name}`."),
@@ -294,10 +319,10 @@ fn prompt_method(k: &Path, p: &PromptDef) -> TokenStream {
         pub async fn #ident(&self #decls)
             -> ::core::result::Result<#k::GetPromptResult, #k::client::ClientError>
         {
+            #converted
             #[allow(unused_mut)]
             let mut __mcp_args = ::std::collections::BTreeMap::new();
-            #( #k::client::typed::PromptArgument::put(
-                ::core::convert::Into::<#types>::into(#idents), #wires, &mut __mcp_args); )*
+            #( #k::client::typed::PromptArgument::put(#idents, #wires, &mut __mcp_args); )*
             self.client.get_prompt(#name, __mcp_args).await
         }
     }

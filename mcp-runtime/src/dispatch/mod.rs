@@ -69,6 +69,7 @@ pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;
 pub use trace_bridge::ClientLogLayer;
+pub(crate) use uri_template::expand_template;
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 
 use crate::error::{Error, InsufficientScopeError, ServerError};

@@ -241,53 +241,59 @@ impl UriTemplate {
     /// # Ok::<(), mcp::UriTemplateError>(())
     /// ```
     pub fn expand(&self, value_of: impl Fn(&str) -> Option<String>) -> String {
-        let mut out = String::with_capacity(self.template.len());
-        let mut rest = self.template.as_str();
-        while let Some(open) = rest.find('{') {
-            out.push_str(&rest[..open]);
-            let Some(close) = rest[open..].find('}') else {
-                out.push_str(&rest[open..]);
-                return out;
-            };
-            let expression = &rest[open + 1..open + close];
-            rest = &rest[open + close + 1..];
-            let (op, list) = match expression.chars().next().and_then(Op::of) {
-                Some(op) => (op, &expression[1..]),
-                None => (Op::Simple, expression),
-            };
-            let (first, sep, named, reserved) = match op {
-                Op::Simple => ("", ",", false, false),
-                Op::Reserved => ("", ",", false, true),
-                Op::Fragment => ("#", ",", false, true),
-                Op::Label => (".", ".", false, false),
-                Op::Path => ("/", "/", false, false),
-                Op::Query => ("?", "&", true, false),
-                Op::QueryContinuation => ("&", "&", true, false),
-            };
-            let mut started = false;
-            for spec in list.split(',') {
-                let (name, prefix) = match spec.trim_end_matches('*').split_once(':') {
-                    Some((name, n)) => (name, n.parse::<usize>().ok()),
-                    None => (spec.trim_end_matches('*'), None),
-                };
-                let Some(mut value) = value_of(name) else {
-                    continue;
-                };
-                if let Some(n) = prefix {
-                    value = value.chars().take(n).collect();
-                }
-                out.push_str(if started { sep } else { first });
-                started = true;
-                if named {
-                    out.push_str(name);
-                    out.push('=');
-                }
-                encode_into(&mut out, &value, reserved);
-            }
-        }
-        out.push_str(rest);
-        out
+        expand_template(&self.template, value_of)
     }
+}
+
+/// [`UriTemplate::expand`] on a template's text, without building its matcher (a client
+/// expands templates it already trusts).
+pub(crate) fn expand_template(template: &str, value_of: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let expression = &rest[open + 1..open + close];
+        rest = &rest[open + close + 1..];
+        let (op, list) = match expression.chars().next().and_then(Op::of) {
+            Some(op) => (op, &expression[1..]),
+            None => (Op::Simple, expression),
+        };
+        let (first, sep, named, reserved) = match op {
+            Op::Simple => ("", ",", false, false),
+            Op::Reserved => ("", ",", false, true),
+            Op::Fragment => ("#", ",", false, true),
+            Op::Label => (".", ".", false, false),
+            Op::Path => ("/", "/", false, false),
+            Op::Query => ("?", "&", true, false),
+            Op::QueryContinuation => ("&", "&", true, false),
+        };
+        let mut started = false;
+        for spec in list.split(',') {
+            let (name, prefix) = match spec.trim_end_matches('*').split_once(':') {
+                Some((name, n)) => (name, n.parse::<usize>().ok()),
+                None => (spec.trim_end_matches('*'), None),
+            };
+            let Some(mut value) = value_of(name) else {
+                continue;
+            };
+            if let Some(n) = prefix {
+                value = value.chars().take(n).collect();
+            }
+            out.push_str(if started { sep } else { first });
+            started = true;
+            if named {
+                out.push_str(name);
+                out.push('=');
+            }
+            encode_into(&mut out, &value, reserved);
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Appends `value` percent-encoded: unreserved characters kept, and for `+` and `#`
@@ -295,9 +301,7 @@ impl UriTemplate {
 fn encode_into(out: &mut String, value: &str, reserved: bool) {
     const RESERVED: &str = ":/?#[]@!$&'()*+,;=";
     let bytes = value.as_bytes();
-    let mut i = 0;
-    for c in value.chars() {
-        let len = c.len_utf8();
+    for (i, c) in value.char_indices() {
         let triplet = reserved
             && c == '%'
             && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
@@ -310,11 +314,12 @@ fn encode_into(out: &mut String, value: &str, reserved: bool) {
             out.push(c);
         } else {
             let mut buf = [0; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
+            let encoded = c.encode_utf8(&mut buf).as_bytes();
+            out.extend(percent_encoding::percent_encode(
+                encoded,
+                percent_encoding::NON_ALPHANUMERIC,
+            ));
         }
-        i += len;
     }
 }
 

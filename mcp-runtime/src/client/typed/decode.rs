@@ -25,11 +25,6 @@ impl<T> std::fmt::Debug for Decoder<T> {
 }
 
 impl<T> Decoder<T> {
-    /// A decoder that calls `read`.
-    pub(crate) const fn from_fn(read: fn(CallToolResult) -> Result<T, String>) -> Self {
-        Self(read)
-    }
-
     /// Reads `result`.
     pub fn decode(self, result: CallToolResult) -> Result<T, String> {
         (self.0)(result)

@@ -268,7 +268,7 @@ impl<T: Send + 'static> TypedCall<T> {
     /// Runs the call and returns the result as the server sent it, undecoded (a failed
     /// tool is then `Ok` with `is_error()`).
     pub async fn raw(self) -> Result<CallToolResult, CallError> {
-        self.start(Ok).await
+        self.start(Decoder::RAW, true).await
     }
 
     /// Runs the call and decodes its result (the same as awaiting it).
@@ -276,8 +276,9 @@ impl<T: Send + 'static> TypedCall<T> {
         self.into_future().await
     }
 
-    /// The future of the call, finishing its result with `finish`.
-    fn start<O>(self, finish: fn(CallToolResult) -> Result<O, String>) -> TypedFuture<O> {
+    /// The future of the call, its result read by `decode`; with `raw`, a failed tool is a
+    /// result rather than [`CallError::Tool`].
+    fn start<O>(self, decode: Decoder<O>, raw: bool) -> TypedFuture<O> {
         TypedFuture {
             // Boxed once, as awaiting the builder boxes it: the typed layer adds no copy of
             // the exchange's state.
@@ -285,9 +286,9 @@ impl<T: Send + 'static> TypedCall<T> {
             deadline: self
                 .deadline
                 .map(|at| Box::pin(tokio::time::sleep_until(at))),
-            decode: Decoder::from_fn(finish),
+            decode,
             tool: self.tool,
-            raw: true,
+            raw,
         }
     }
 }
@@ -298,10 +299,7 @@ impl<T: Send + 'static> IntoFuture for TypedCall<T> {
 
     fn into_future(self) -> TypedFuture<T> {
         let decode = self.decode;
-        let mut future = self.start(|_| Err(String::new()));
-        future.decode = decode;
-        future.raw = false;
-        future
+        self.start(decode, false)
     }
 }
 
@@ -433,16 +431,15 @@ pub fn variable(value: &impl serde::Serialize) -> Option<String> {
 }
 
 /// The URI a resource template names for `values` (see
-/// [`UriTemplate::expand`](crate::UriTemplate::expand)).
-pub fn expand(template: &str, values: &[(&str, Option<String>)]) -> Result<String, ClientError> {
-    let template =
-        crate::UriTemplate::parse(template).map_err(|e| ClientError::Config(e.to_string()))?;
-    Ok(template.expand(|name| {
+/// [`UriTemplate::expand`](crate::UriTemplate::expand)). The template is not parsed again:
+/// the macro checked it (MCP_303), and expanding needs no matcher.
+pub fn expand(template: &str, values: &[(&str, Option<String>)]) -> String {
+    crate::dispatch::expand_template(template, |name| {
         values
             .iter()
             .find(|(n, _)| *n == name)
             .and_then(|(_, v)| v.clone())
-    }))
+    })
 }
 
 /// A prompt argument a typed client sends: a string, or an optional one left out when
@@ -463,5 +460,34 @@ impl PromptArgument for Option<String> {
         if let Some(value) = self {
             arguments.insert(name.to_owned(), value);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn an_argument_that_does_not_serialize_fails_the_call_before_sending() {
+        // A map with non-string keys is `Serialize` but has no JSON form. The client is
+        // never connected: nothing is sent.
+        let client = Client::new("http://127.0.0.1:9/mcp", ClientConfig::new()).unwrap();
+        let map = HashMap::from([(vec![1u8], 1)]);
+        let arguments = Arguments::new().arg("ok", 1).arg("map", &map);
+        let call = TypedCall::new(&client, "t", arguments, Decoder::<i64>::JSON);
+        match call.await {
+            Err(CallError::Client(ClientError::ToolCall(
+                super::super::ToolCallError::ArgumentsNotSerializable { tool, .. },
+            ))) => assert_eq!(tool, "t"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn null_arguments_are_left_out() {
+        let arguments = Arguments::new().arg("a", Some(1)).arg("b", None::<i64>);
+        assert_eq!(arguments.map.keys().collect::<Vec<_>>(), ["a"]);
     }
 }

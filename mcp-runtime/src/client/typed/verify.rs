@@ -162,24 +162,26 @@ pub fn compare(expected: &[Tool], listed: &[Tool]) -> Vec<Mismatch> {
 
 fn arguments(want: &Tool, have: &Tool, out: &mut Vec<Mismatch>) {
     let tool = || want.name.clone();
+    fn props(schema: &Map<String, Value>) -> Option<&Map<String, Value>> {
+        schema.get("properties").and_then(Value::as_object)
+    }
     let empty = Map::new();
-    let props = |s: &Map<String, Value>| s.get("properties").and_then(Value::as_object).cloned();
-    let ours = props(&want.input_schema).unwrap_or_default();
+    let ours = props(&want.input_schema).unwrap_or(&empty);
+    // A server schema without `properties` says nothing about the arguments' names.
     let theirs = props(&have.input_schema);
     let (our_required, their_required) = (
         required(want.input_schema.get("required")),
         required(have.input_schema.get("required")),
     );
-    let their_props = theirs.as_ref().unwrap_or(&empty);
-    for (name, schema) in &ours {
-        match their_props.get(name) {
-            None if theirs.is_some() => out.push(Mismatch::UnknownArgument {
+    for (name, schema) in ours {
+        match theirs.map(|t| t.get(name)) {
+            None => {}
+            Some(None) => out.push(Mismatch::UnknownArgument {
                 tool: tool(),
                 argument: name.clone(),
-                listed: their_props.keys().cloned().collect(),
+                listed: theirs.into_iter().flat_map(|t| t.keys().cloned()).collect(),
             }),
-            None => {}
-            Some(their) => {
+            Some(Some(their)) => {
                 let sends = types(schema, &want.input_schema);
                 let accepts = types(their, &have.input_schema);
                 if !fits(&sends, &accepts) {

@@ -133,6 +133,7 @@ impl Conformance {
             ]
             .into_iter()
             .chain(crate::conformance_input::tools())
+            .chain(crate::conformance_tasks::tools())
             .collect(),
         }
     }
@@ -155,6 +156,14 @@ impl AdvancedService for Conformance {
 
     fn features(&self) -> mcp::Features {
         crate::conformance_features::features()
+    }
+
+    fn task_support(&self, tool: &str) -> mcp::TaskSupport {
+        crate::conformance_tasks::task_support(tool)
+    }
+
+    fn serves_tasks(&self) -> bool {
+        true
     }
 
     async fn on_list_resources(
@@ -224,6 +233,11 @@ impl AdvancedService for Conformance {
         request: &RequestContext,
     ) -> Result<CallToolResponse, ServerError> {
         let ctx = mcp::Context::from_call(&params, request);
+        if let Some(response) =
+            crate::conformance_tasks::call(&params.name, params.arguments.as_ref(), &ctx).await
+        {
+            return response;
+        }
         if let Some(response) =
             crate::conformance_input::call(&params.name, params.arguments.as_ref(), &ctx, request)
                 .await

@@ -14,6 +14,7 @@ pub mod conformance;
 pub mod conformance_auth;
 pub mod conformance_features;
 pub mod conformance_input;
+pub mod conformance_tasks;
 pub mod crypto;
 pub mod echo;
 pub mod files;

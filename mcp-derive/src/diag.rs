@@ -48,6 +48,8 @@ pub enum Code {
     Mcp401,
     /// A method of an `#[mcp::client]` trait that cannot be a typed call.
     Mcp503,
+    /// An invalid `#[tool(task = "...")]` value.
+    Mcp601,
 }
 
 impl Code {
@@ -72,6 +74,7 @@ impl Code {
             Self::Mcp311 => "MCP_311",
             Self::Mcp401 => "MCP_401",
             Self::Mcp503 => "MCP_503",
+            Self::Mcp601 => "MCP_601",
         }
     }
 }
@@ -170,6 +173,7 @@ mod tests {
         Code::Mcp311,
         Code::Mcp401,
         Code::Mcp503,
+        Code::Mcp601,
     ];
 
     #[test]
@@ -194,6 +198,7 @@ mod tests {
                 Code::Mcp311 => 15,
                 Code::Mcp401 => 16,
                 Code::Mcp503 => 17,
+                Code::Mcp601 => 18,
             };
             assert_eq!(ALL[position], code);
         }

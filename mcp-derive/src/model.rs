@@ -241,6 +241,8 @@ pub struct ToolDef {
     pub legacy_structured_output: Option<bool>,
     /// Scopes.
     pub scopes: Vec<LitStr>,
+    /// `task = "..."` as written (validated to `optional`, `required` or `forbidden`).
+    pub task: Option<LitStr>,
     /// Parameters after `&self`.
     pub params: Vec<ParamDef>,
     /// The return type (`None` for `()`).

@@ -21,6 +21,7 @@ mod redact;
 pub mod schema;
 pub mod session;
 mod state;
+pub mod tasks;
 #[cfg(feature = "test-util")]
 pub mod testing;
 pub mod transport;
@@ -33,7 +34,9 @@ pub use dispatch::{
     McpResponse, ProtocolMode, RequestContext, RequestMeta, Server, ServerBuilder, SessionMode,
     ToolError, TransportKind,
 };
-pub use dispatch::{ClientChannel, ClientLogLayer, ClientRequester, LogLevel, SamplingError};
+pub use dispatch::{
+    ClientChannel, ClientLogLayer, ClientRequester, LogLevel, SamplingError, TaskSupport,
+};
 pub use dispatch::{Features, MAX_URI_BYTES, UriTemplate, UriTemplateError};
 pub use dispatch::{
     Form, FormEnum, FormField, FormOf, FormSchema, InputRequired, IntoFormSchema, ToolOutput,

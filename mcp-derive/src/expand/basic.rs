@@ -71,6 +71,21 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
         let scopes = t.scopes.iter();
         quote!(#(#cfg)* #name => &[#(#scopes),*],)
     });
+    let task_arms: Vec<_> = svc
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let variant = match t.task.as_ref()?.value().as_str() {
+                "optional" => quote!(Optional),
+                "required" => quote!(Required),
+                _ => return None,
+            };
+            let cfg = &t.cfg_attrs;
+            let name = &t.name;
+            Some(quote!(#(#cfg)* #name => #k::TaskSupport::#variant,))
+        })
+        .collect();
+    let serves_tasks = !task_arms.is_empty();
     let legacy_arms = svc.tools.iter().filter_map(|t| {
         let on = t.legacy_structured_output?;
         let cfg = &t.cfg_attrs;
@@ -137,6 +152,17 @@ pub fn handler(svc: &ServiceDef) -> TokenStream {
                     #(#legacy_arms)*
                     _ => ::core::option::Option::None,
                 }
+            }
+
+            fn task_support(&self, name: &str) -> #k::TaskSupport {
+                match name {
+                    #(#task_arms)*
+                    _ => #k::TaskSupport::Forbidden,
+                }
+            }
+
+            fn serves_tasks(&self) -> bool {
+                #serves_tasks
             }
 
             fn list_tools<'__mcp_a>(

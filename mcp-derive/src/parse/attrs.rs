@@ -126,6 +126,8 @@ pub struct ToolAttr {
     pub structured_output: Option<SpannedValue<bool>>,
     pub legacy_structured_output: Option<SpannedValue<bool>>,
     pub scopes: Option<Vec<LitStr>>,
+    /// `task = "optional" | "required" | "forbidden"` (checked by validate, MCP_601).
+    pub task: Option<LitStr>,
     /// `#[tool(skip)]`: a `pub` method that is not a tool.
     pub skip: Flag,
     /// `layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`.
@@ -145,6 +147,7 @@ impl ToolAttr {
             || self.structured_output.is_some()
             || self.legacy_structured_output.is_some()
             || self.scopes.is_some()
+            || self.task.is_some()
             || !self.middleware.is_empty()
     }
 }

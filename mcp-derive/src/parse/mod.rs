@@ -566,6 +566,7 @@ fn tool(cx: &Ctxt, index: usize, method: &mut ImplItemFn, attr: ToolAttr) -> Opt
         policy,
         legacy_structured_output,
         scopes: attr.scopes.unwrap_or_default(),
+        task: attr.task,
         params,
         output,
         is_async: method.sig.asyncness.is_some(),

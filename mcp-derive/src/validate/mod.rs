@@ -51,6 +51,19 @@ pub fn service(cx: &Ctxt, svc: &ServiceDef) -> Vec<CfgError> {
                 format!("`structured_output = false` conflicts with the explicit `output_schema` of tool `{}`: remove one of them", tool.name),
             ));
         }
+        if let Some(task) = &tool.task
+            && !matches!(task.value().as_str(), "optional" | "required" | "forbidden")
+        {
+            cx.push(error(
+                Code::Mcp601,
+                task.span(),
+                format!(
+                    "invalid task support {:?} for tool `{}`: use \"optional\" (a task when the client declares the tasks extension), \"required\" (only as a task) or \"forbidden\"",
+                    task.value(),
+                    tool.name
+                ),
+            ));
+        }
         for scope in &tool.scopes {
             let v = scope.value();
             if v.is_empty()

@@ -94,6 +94,8 @@ pub struct ServerBuilder {
     handler: Box<dyn ServiceHandler>,
     config: ServiceConfig,
     store: Option<DynSessionStore>,
+    tasks: crate::tasks::TaskConfig,
+    task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     notify: crate::notify::Settings,
     #[cfg(feature = "oauth")]
     auth: Option<crate::auth::AuthConfig>,
@@ -121,6 +123,8 @@ impl ServerBuilder {
             handler,
             config,
             store: None,
+            tasks: crate::tasks::TaskConfig::default(),
+            task_store: None,
             notify: crate::notify::Settings::default(),
             #[cfg(feature = "oauth")]
             auth: None,
@@ -270,6 +274,23 @@ impl ServerBuilder {
     /// [`DynSessionStore`] shared with other code, too).
     pub fn session_store(mut self, store: impl SessionStore) -> Self {
         self.store = Some(DynSessionStore::new(store));
+        self
+    }
+
+    /// How tool calls run as tasks (the tasks extension): their time to live, the polling
+    /// interval suggested to clients, the per-caller limits (see
+    /// [`TaskConfig`](crate::tasks::TaskConfig)). Tools opt in with `#[tool(task =
+    /// "optional")]` or `"required"`.
+    pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
+        self.tasks = config;
+        self
+    }
+
+    /// Keeps tasks in `store` instead of this process's memory: a
+    /// [`RedisTaskStore`](crate::tasks::RedisTaskStore) shared by every replica lets a
+    /// task created through one be polled, answered and cancelled through another.
+    pub fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
         self
     }
 
@@ -571,10 +592,19 @@ impl ServerBuilder {
             prompts: self.notify.list_changed && features.prompts,
             resources: self.notify.list_changed && features.resources,
             subscribe: features.resource_subscriptions,
+            tasks: self.handler.serves_tasks(),
         };
+        // The tasks extension is modern only (SEP-2663 defines nothing for 2025-11-25).
+        let mut modern_capabilities = capabilities.clone();
+        if self.handler.serves_tasks() {
+            modern_capabilities
+                .extensions
+                .get_or_insert_with(Map::new)
+                .insert(crate::protocol::TASKS_EXTENSION.into(), json!({}));
+        }
         let discover = DiscoverResult {
             supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-            capabilities: capabilities.clone(),
+            capabilities: modern_capabilities,
             instructions: config.instructions.clone(),
             result_type: Some(ResultType::Complete),
             ttl_ms: Some(config.cache_hints.discover.ttl_ms),
@@ -618,7 +648,13 @@ impl ServerBuilder {
         let wraps = self.layers;
         let mut failed = None;
         // The layers hold the server weakly (the innermost `Next` serves it).
+        let tasks = Arc::new(super::tasks::Tasks::new(
+            self.task_store
+                .unwrap_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::new())),
+            self.tasks,
+        ));
         let inner = Arc::new_cyclic(|weak| Inner {
+            tasks,
             signer,
             sessions,
             streams,

@@ -80,6 +80,8 @@ pub(crate) struct CallState {
     last_progress: Mutex<Option<f64>>,
     /// The notifier of the server serving the call, for [`super::current_notifier`].
     pub(crate) notifier: Option<crate::notify::Notifier>,
+    /// Set on a task's rounds: progress becomes the task's status message.
+    pub(crate) task: Option<super::TaskReporter>,
     /// What the handler's requests to the client are recorded with (the `otel` feature).
     #[cfg(feature = "otel")]
     pub(crate) telemetry: Option<crate::otel::Outbound>,
@@ -137,6 +139,7 @@ impl CallState {
             sample_count: AtomicUsize::new(0),
             last_progress: Mutex::new(None),
             notifier: None,
+            task: None,
             #[cfg(feature = "otel")]
             telemetry: None,
         }

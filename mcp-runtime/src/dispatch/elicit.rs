@@ -219,6 +219,7 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> ElicitR
 pub struct InputRequired {
     requests: Vec<(String, Value)>,
     state: Option<String>,
+    before_task: bool,
 }
 
 impl InputRequired {
@@ -243,6 +244,27 @@ impl InputRequired {
         self
     }
 
+    /// Asks these requests in the `tools/call` itself, before a task-capable call becomes a
+    /// task (see [`InputRequiredResult::before_task`]): for a tool declared with
+    /// `#[tool(task = "...")]` that gathers its input first and then works for long.
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, mcp::Form)] struct Name { name: String }
+    /// fn ask(ctx: &mcp::Context) -> Result<String, mcp::InputRequired> {
+    ///     match ctx.accepted_content::<Name>("user_name") {
+    ///         Some(n) => Ok(n.name),
+    ///         None => Err(mcp::InputRequired::new()
+    ///             .elicit("user_name", mcp::elicit_form("Your name?", mcp::form_of::<Name>()))
+    ///             .before_task()),
+    ///     }
+    /// }
+    /// ```
+    #[must_use]
+    pub fn before_task(mut self) -> Self {
+        self.before_task = true;
+        self
+    }
+
     /// Sets the request state handed back in the next round
     /// ([`Context::request_state`](crate::Context::request_state)).
     pub fn state(mut self, state: impl Into<String>) -> Self {
@@ -257,6 +279,7 @@ impl From<InputRequired> for InputRequiredResult {
         InputRequiredResult {
             input_requests: (!requests.is_empty()).then_some(requests),
             request_state: r.state,
+            before_task: r.before_task,
             ..Default::default()
         }
     }

@@ -25,6 +25,7 @@ mod serve;
 pub(crate) mod service;
 mod shim;
 mod talk;
+mod tasks;
 mod trace_bridge;
 mod uri_template;
 
@@ -68,6 +69,8 @@ pub(crate) use service::{ServiceHandler, ServiceKind};
 pub(crate) use shim::Requester;
 pub use shim::{ClientRequester, MAX_LEGACY_ROUNDS};
 pub use talk::SamplingError;
+pub(crate) use tasks::TaskReporter;
+pub use tasks::TaskSupport;
 pub use trace_bridge::ClientLogLayer;
 pub(crate) use uri_template::expand_template;
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
@@ -96,6 +99,8 @@ pub struct Server {
 }
 
 struct Inner {
+    /// The service's tasks (the tasks extension).
+    tasks: Arc<tasks::Tasks>,
     signer: Signer,
     sessions: Option<DynSessionStore>,
     streams: Arc<Streams>,
@@ -275,6 +280,11 @@ impl Server {
             "server/discover" => Reply::Ok(JsonText::Shared(self.inner.discover.clone())),
             "tools/list" => self.modern_list_tools(params.into_object(), cx).await,
             "tools/call" => self.modern_call_tool(params, cx).await,
+            crate::protocol::TASKS_GET
+            | crate::protocol::TASKS_UPDATE
+            | crate::protocol::TASKS_CANCEL => {
+                self.task_method(method, params.into_object(), cx).await
+            }
             m if features::METHODS.contains(&m) => {
                 self.handle_feature(m, params.into_object(), cx).await
             }
@@ -460,6 +470,32 @@ impl Server {
             if let Err(m) = headers::check_params(&decls, params.arguments.as_ref(), lookup) {
                 return header_mismatch(&m.header, &m.problem);
             }
+        }
+        match self.inner.handler.task_support(&params.name) {
+            TaskSupport::Forbidden => {}
+            _ if crate::protocol::declares_tasks(&cx.client_capabilities) => {
+                let name = params.name.clone();
+                let arguments = params.arguments.clone();
+                let answer = |result| {
+                    let bind = Binding {
+                        tool: &name,
+                        arguments: arguments.as_ref(),
+                        caller: who.as_deref(),
+                    };
+                    self.input_required(result, &cx, &bind, first_round)
+                };
+                return self
+                    .call_as_task(params, cx.clone(), who.clone(), answer)
+                    .await;
+            }
+            TaskSupport::Required => {
+                return Reply::in_band(tasks::missing_extension(format!(
+                    "Tool {} runs only as a task: declare the {} extension in the request's client capabilities",
+                    params.name,
+                    crate::protocol::TASKS_EXTENSION
+                )));
+            }
+            TaskSupport::Optional => {}
         }
         let outcome = guarded(self.inner.handler.call_tool(&mut params, &cx)).await;
         let response = match talk::settle_modern(&cx, outcome, params.request_state.clone()) {

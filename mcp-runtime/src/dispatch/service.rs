@@ -10,6 +10,7 @@
 
 use std::future::Future;
 
+use super::tasks::TaskSupport;
 use super::{Features, RequestContext, ServerBuilder};
 use crate::base::BoxFuture;
 use crate::error::ServerError;
@@ -116,6 +117,18 @@ macro_rules! hooks {
             fn legacy_structured_output(&self, name: &str) -> Option<bool> {
                 let _ = name;
                 None
+            }
+
+            /// Whether tool `name` may run as a task (`#[tool(task = "...")]`).
+            fn task_support(&self, name: &str) -> TaskSupport {
+                let _ = name;
+                TaskSupport::Forbidden
+            }
+
+            /// Whether any tool may run as a task (the server then advertises the tasks
+            /// extension).
+            fn serves_tasks(&self) -> bool {
+                false
             }
 
             $(
@@ -240,6 +253,23 @@ macro_rules! hooks {
                 builder
             }
 
+            /// Whether tool `name` may run as a task (the tasks extension,
+            /// `io.modelcontextprotocol/tasks`): [`TaskSupport::Optional`] or
+            /// [`TaskSupport::Required`] make a modern call of a client that declares the
+            /// extension a task, run in the background through
+            /// [`on_call_tool`](Self::on_call_tool) (see [`TaskSupport`]). Default: no tool.
+            fn task_support(&self, tool: &str) -> TaskSupport {
+                let _ = tool;
+                TaskSupport::Forbidden
+            }
+
+            /// Whether any tool may run as a task: the server then advertises the tasks
+            /// extension. Default: `false`; return `true` when
+            /// [`task_support`](Self::task_support) allows a tool.
+            fn serves_tasks(&self) -> bool {
+                false
+            }
+
             $(
                 $(#[doc = $qdoc])*
                 fn $query(&self) -> $qout {
@@ -279,6 +309,14 @@ macro_rules! hooks {
         impl<T: AdvancedService> ServiceHandler for Advanced<T> {
             fn kind(&self) -> ServiceKind {
                 ServiceKind::Advanced
+            }
+
+            fn task_support(&self, name: &str) -> TaskSupport {
+                self.service.task_support(name)
+            }
+
+            fn serves_tasks(&self) -> bool {
+                self.service.serves_tasks()
             }
 
             $(

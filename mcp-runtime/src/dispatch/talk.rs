@@ -199,6 +199,13 @@ impl Context {
     /// # }
     /// ```
     pub async fn progress(&self, done: f64, total: impl Into<Option<f64>>, message: Option<&str>) {
+        if let Some(task) = self.call.as_ref().and_then(|c| c.task.as_ref()) {
+            if done.is_finite() {
+                task.progress(done, total.into().filter(|t| t.is_finite()), message)
+                    .await;
+            }
+            return;
+        }
         let (Some(call), Some(token)) = (&self.call, &self.progress_token) else {
             return;
         };

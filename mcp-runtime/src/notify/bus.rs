@@ -70,6 +70,12 @@ pub(crate) enum BusEvent {
     },
     /// A tool of a basic service was enabled or disabled at run time.
     ToolEnabled { name: String, enabled: bool },
+    /// A task changed (`notifications/tasks` to the listeners of its owner that named it).
+    TaskStatus {
+        task_id: String,
+        owner: String,
+        task: crate::protocol::JsonObject,
+    },
 }
 
 impl std::fmt::Debug for BusEvent {
@@ -97,6 +103,11 @@ impl std::fmt::Debug for BusEvent {
                 .field("name", name)
                 .field("enabled", enabled)
                 .finish(),
+            Self::TaskStatus { task_id, task, .. } => f
+                .debug_struct("TaskStatus")
+                .field("task_id", &Redacted::fingerprint(task_id))
+                .field("status", &task.get("status"))
+                .finish_non_exhaustive(),
         }
     }
 }

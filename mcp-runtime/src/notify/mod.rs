@@ -89,6 +89,8 @@ pub(crate) struct Honourable {
     pub(crate) prompts: bool,
     pub(crate) resources: bool,
     pub(crate) subscribe: bool,
+    /// The service runs tasks (`taskIds`, `notifications/tasks`).
+    pub(crate) tasks: bool,
 }
 
 /// The notification hub of one server (one replica).
@@ -178,7 +180,22 @@ impl Hub {
                 }
             }
             BusEvent::ToolEnabled { name, enabled } => self.set_enabled(&name, enabled),
+            BusEvent::TaskStatus {
+                task_id,
+                owner,
+                task,
+            } => self.listeners.dispatch_task(&task_id, &owner, task),
         }
+    }
+
+    /// Tells the listeners of task `id` (owned by `owner`) its new state, `task` (a
+    /// `DetailedTask`), on every replica.
+    pub(crate) fn announce_task(&self, id: &str, owner: &str, task: JsonObject) {
+        self.announce(BusEvent::TaskStatus {
+            task_id: id.to_owned(),
+            owner: owner.to_owned(),
+            task,
+        });
     }
 
     /// Applies `event` here, then publishes it to the other replicas.

@@ -17,6 +17,7 @@ mod logging;
 pub(crate) use jsonrpc::is_progress_token;
 mod roots;
 mod sampling;
+mod tasks;
 mod types;
 pub(crate) mod wire;
 
@@ -45,6 +46,10 @@ pub use jsonrpc::{
 pub use logging::LogLevel;
 pub use roots::{ListRootsResult, ROOTS_LIST, ROOTS_LIST_CHANGED, Root};
 pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};
+pub use tasks::{
+    TASKS_CANCEL, TASKS_EXTENSION, TASKS_GET, TASKS_NOTIFICATION, TASKS_UPDATE, Task, TaskIdParams,
+    TaskStatus, UpdateTaskParams, declares_tasks,
+};
 pub use types::*;
 
 /// The modern protocol revision (sessionless, `server/discover`).

@@ -210,6 +210,9 @@ pub enum ResultType {
     Complete,
     /// The server needs input before it can complete (`input_required`).
     InputRequired,
+    /// The request goes on as a task (`task`, the tasks extension): the result is a
+    /// [`Task`](crate::protocol::Task) handle.
+    Task,
 }
 
 /// `tools/list` params.
@@ -387,6 +390,22 @@ pub struct InputRequiredResult {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// Asked before the call becomes a task (see [`before_task`](Self::before_task)); not
+    /// sent.
+    #[serde(skip)]
+    pub before_task: bool,
+}
+
+impl InputRequiredResult {
+    /// Marks these requests as asked in the `tools/call` itself, before a task-capable
+    /// call becomes a task (SEP-2322 rounds; SEP-2663 recommends resolving them before
+    /// creating the task). Without the mark, a task-capable call asks through its task
+    /// (`tasks/get` shows the requests, `tasks/update` answers them).
+    #[must_use]
+    pub fn before_task(mut self) -> Self {
+        self.before_task = true;
+        self
+    }
 }
 
 /// What a `tools/call` handler answers: a complete result, or a request for input.

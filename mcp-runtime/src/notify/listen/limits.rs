@@ -95,10 +95,15 @@ impl Limits {
     /// bounds, before anything is copied out of it. Members of the wrong type are left to
     /// the filter's parse.
     pub(super) fn check_filter(&self, notifications: &Value) -> Result<(), OverBound> {
-        let Some(uris) = notifications
-            .get("resourceSubscriptions")
-            .and_then(Value::as_array)
-        else {
+        // Task ids are bounded as URIs are (a filter names at most as many of each).
+        for member in ["resourceSubscriptions", "taskIds"] {
+            self.check_list(notifications.get(member).and_then(Value::as_array))?;
+        }
+        Ok(())
+    }
+
+    fn check_list(&self, uris: Option<&Vec<Value>>) -> Result<(), OverBound> {
+        let Some(uris) = uris else {
             return Ok(());
         };
         if uris.len() > self.uris {

@@ -27,7 +27,20 @@ mod limits;
 pub(crate) use limits::{Caller, Limits, OverBound, URI_OVERHEAD};
 
 use super::{Change, Honourable};
-use crate::protocol::{ErrorCode, ErrorObject, JsonObject};
+use crate::protocol::{
+    ClientCapabilities, ErrorCode, ErrorObject, JsonObject, TASKS_EXTENSION, TASKS_NOTIFICATION,
+    declares_tasks,
+};
+
+/// Whether a listen request's `_meta` declares the tasks extension in its client
+/// capabilities.
+fn declares_tasks_in(params: Option<&JsonObject>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"))
+        .and_then(|c| ClientCapabilities::deserialize(c).ok())
+        .is_some_and(|c| declares_tasks(&c))
+}
 
 /// The `_meta` key stamping a listen stream's messages.
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -41,6 +54,7 @@ struct Requested {
     prompts_list_changed: Option<bool>,
     resources_list_changed: Option<bool>,
     resource_subscriptions: Option<Vec<String>>,
+    task_ids: Option<Vec<String>>,
 }
 
 /// The honoured subset of a filter.
@@ -55,6 +69,9 @@ pub(crate) struct Filter {
     /// Every `resources/updated` (a legacy stdio connection, which checks its session's
     /// subscriptions itself).
     all_uris: bool,
+    /// The tasks whose `notifications/tasks` the listener asked for (delivered only when
+    /// the listener's caller owns the task).
+    tasks: HashSet<Box<str>>,
 }
 
 impl Filter {
@@ -72,7 +89,15 @@ impl Filter {
             resources: requested.resources_list_changed == Some(true) && can.resources,
             uris: ordered.iter().map(|u| Box::from(u.as_str())).collect(),
             all_uris: false,
+            tasks: HashSet::new(),
         };
+        let task_ids = if can.tasks {
+            requested.task_ids.unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let mut filter = filter;
+        filter.tasks = task_ids.iter().map(|t| Box::from(t.as_str())).collect();
         let mut acknowledged = Map::new();
         for (key, on) in [
             ("toolsListChanged", filter.tools),
@@ -89,11 +114,21 @@ impl Filter {
                 Value::Array(ordered.into_iter().map(Value::String).collect()),
             );
         }
+        if !task_ids.is_empty() {
+            acknowledged.insert(
+                "taskIds".into(),
+                Value::Array(task_ids.into_iter().map(Value::String).collect()),
+            );
+        }
         (filter, Value::Object(acknowledged))
     }
 
     fn is_empty(&self) -> bool {
-        !self.tools && !self.prompts && !self.resources && self.uris.is_empty()
+        !self.tools
+            && !self.prompts
+            && !self.resources
+            && self.uris.is_empty()
+            && self.tasks.is_empty()
     }
 
     fn accepts(&self, change: &Change) -> bool {
@@ -107,7 +142,11 @@ impl Filter {
 
     /// The bytes keeping the URIs costs ([`URI_OVERHEAD`] each besides their own).
     fn kept_bytes(&self) -> usize {
-        self.uris.iter().map(|u| u.len() + URI_OVERHEAD).sum()
+        self.uris
+            .iter()
+            .chain(&self.tasks)
+            .map(|u| u.len() + URI_OVERHEAD)
+            .sum()
     }
 }
 
@@ -142,6 +181,9 @@ fn change_message(change: &Change, id: Option<&str>) -> String {
 
 struct Entry {
     filter: Arc<Filter>,
+    /// The identity key of the listener's caller (empty when anonymous): it hears only
+    /// the tasks it owns.
+    owner: Box<str>,
     /// The listen id as JSON text (`None`: unsolicited legacy notifications).
     id: Option<String>,
     tx: mpsc::Sender<Arc<str>>,
@@ -343,6 +385,16 @@ impl Listeners {
             .ok_or_else(invalid_filter)?;
         this.limits.check_filter(notifications)?;
         let requested = Requested::deserialize(notifications).map_err(|_| invalid_filter())?;
+        if requested.task_ids.as_ref().is_some_and(|t| !t.is_empty())
+            && hub.honourable.tasks
+            && !declares_tasks_in(params)
+        {
+            return Err(ErrorObject::new(
+                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                format!("Task notifications need the {TASKS_EXTENSION} extension: declare it in the request's client capabilities"),
+            )
+            .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})));
+        }
         let (filter, acknowledged) = Filter::honour(requested, hub.honourable);
         let ack = stamped(
             "notifications/subscriptions/acknowledged",
@@ -381,6 +433,10 @@ impl Listeners {
             key,
             Entry {
                 filter: Arc::new(filter),
+                owner: match caller {
+                    Caller::Identified(key) => Box::from(&**key),
+                    _ => Box::default(),
+                },
                 id: Some(id),
                 tx,
                 overflow: opened.overflow.clone(),
@@ -407,6 +463,7 @@ impl Listeners {
             resources: can.resources,
             uris: HashSet::new(),
             all_uris: can.subscribe,
+            tasks: HashSet::new(),
         };
         let this = &hub.listeners;
         let (tx, receiver) = mpsc::channel(this.queue);
@@ -417,6 +474,7 @@ impl Listeners {
             key,
             Entry {
                 filter: Arc::new(filter),
+                owner: Box::default(),
                 id: None,
                 tx,
                 overflow: overflow.clone(),
@@ -465,6 +523,29 @@ impl Listeners {
         });
     }
 
+    /// Queues `notifications/tasks` with `task` for the listeners of task `id` whose caller
+    /// is `owner`.
+    pub(crate) fn dispatch_task(&self, id: &str, owner: &str, task: JsonObject) {
+        let mut text = None;
+        self.each(|entry| {
+            if entry.id.is_none() || !entry.filter.tasks.contains(id) || *entry.owner != *owner {
+                return Vec::new();
+            }
+            let params = text.get_or_insert_with(|| Value::Object(task.clone()).to_string());
+            let listen_id = entry.id.as_deref().unwrap_or("null");
+            // `_meta` stamped by concatenation: the task is the same for every listener.
+            let params = match params.strip_suffix('}') {
+                Some(body) if body.len() > 1 => {
+                    format!(r#"{body},"_meta":{{"{SUBSCRIPTION_ID}":{listen_id}}}}}"#)
+                }
+                _ => format!(r#"{{"_meta":{{"{SUBSCRIPTION_ID}":{listen_id}}}}}"#),
+            };
+            vec![format!(
+                r#"{{"jsonrpc":"2.0","method":"{TASKS_NOTIFICATION}","params":{params}}}"#
+            )]
+        });
+    }
+
     /// After lost bus messages: every listener hears every change it asked for.
     pub(crate) fn resync(&self) {
         self.each(|entry| {
@@ -491,7 +572,7 @@ impl Listeners {
         });
     }
 
-    fn each(&self, messages: impl Fn(&Entry) -> Vec<String>) {
+    fn each(&self, mut messages: impl FnMut(&Entry) -> Vec<String>) {
         self.lock().map.retain(|_, entry| {
             for message in messages(entry) {
                 match entry.tx.try_send(message.into()) {

@@ -8,6 +8,7 @@ fn all() -> Honourable {
         prompts: true,
         resources: true,
         subscribe: true,
+        tasks: true,
     }
 }
 

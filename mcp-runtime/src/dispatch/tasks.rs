@@ -1,0 +1,777 @@
+//! Tool calls as tasks (the tasks extension, `io.modelcontextprotocol/tasks`, SEP-2663):
+//! a modern `tools/call` of a task-capable tool from a client that declares the extension
+//! is answered with a task handle while the tool runs in the background; `tasks/get`,
+//! `tasks/update` and `tasks/cancel` follow it.
+//!
+//! A task is a record in the service's [`TaskStore`]: the call (tool, arguments, `_meta`),
+//! its status, the outstanding input requests, the answers gathered for the next round,
+//! the tool's request state, and the result or error. Input works as SEP-2322 rounds do
+//! for a plain call: a round that ends `input_required` parks the task; once
+//! `tasks/update` has answered every request, the tool is called again with the answers
+//! (on whichever replica received the last answer). The state of a round never leaves the
+//! server, so it is not signed.
+//!
+//! A running round is claimed by its replica with a lease, renewed every third of
+//! [`TaskConfig::lease`]; a working task whose lease lapsed (its replica stopped) is failed
+//! with `-32603` when it is next read. A task cancelled on another replica stops at that
+//! replica's next renewal.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::channel::{CallState, Threshold};
+use super::reply::{Reply, method_not_found};
+use super::{RequestContext, Server, guarded, input_checks, serve, talk};
+use crate::base::BoxFuture;
+use crate::protocol::{
+    CallToolParams, CallToolResponse, ClientCapabilities, Era, ErrorCode, ErrorObject, JsonObject,
+    ResultType, TASKS_CANCEL, TASKS_EXTENSION, TASKS_GET, TASKS_UPDATE, Task, TaskStatus,
+    declares_tasks,
+};
+use crate::tasks::{StoredTask, TaskConfig, TaskStore, TaskStoreError, new_task_id, now_ms};
+
+/// Whether a tool may run as a task (`#[tool(task = "optional")]`, `"required"`, or
+/// [`AdvancedService::task_support`](crate::AdvancedService::task_support)).
+///
+/// A modern `tools/call` of a task-capable tool from a client whose request declares the
+/// tasks extension becomes a task: the answer is a task handle (`resultType: "task"`)
+/// and the tool runs in the background. A client that does not declare it gets the result
+/// directly (`Optional`) or `-32021` naming the extension (`Required`). Legacy clients
+/// (which cannot declare the extension) always get the result directly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client declares the extension, else a plain call.
+    Optional,
+    /// Only as a task: modern clients that do not declare the extension get `-32021`.
+    Required,
+}
+
+/// What a future running one round of a task produces.
+type Outcome = talk::Outcome;
+
+/// A task's record: what the store keeps as its data.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Record {
+    /// The identity key of the caller that owns it (empty: anonymous).
+    #[serde(default)]
+    owner: String,
+    status: TaskStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    created: u64,
+    updated: u64,
+    ttl: Option<u64>,
+    poll: u64,
+    tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    arguments: Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    meta: Option<JsonObject>,
+    /// The outstanding input requests, by the key the client answers.
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    pending: JsonObject,
+    /// For each outstanding key, the tool's own key (they differ when the tool reused a key
+    /// an earlier round already issued: keys are unique over a task's life).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    keys: BTreeMap<String, String>,
+    /// The answers gathered for the next round, by the tool's keys.
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    answers: JsonObject,
+    /// Every key issued so far.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    issued: BTreeSet<String>,
+    /// Rounds run so far.
+    #[serde(default)]
+    rounds: u32,
+    /// The tool's request state for the next round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorObject>,
+    /// The replica running the task and until when its claim holds (ms since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lease: Option<(String, u64)>,
+}
+
+impl Record {
+    fn finish(&mut self, status: TaskStatus, message: Option<String>) {
+        self.status = status;
+        self.message = message;
+        self.pending.clear();
+        self.keys.clear();
+        self.answers.clear();
+        self.state = None;
+        self.lease = None;
+    }
+
+    /// The wire task: `detailed` adds `inputRequests`, `result` and `error`.
+    fn to_task(&self, id: &str, detailed: bool) -> Task {
+        let input = self.status == TaskStatus::InputRequired;
+        Task {
+            task_id: id.to_owned(),
+            status: self.status,
+            status_message: self.message.clone(),
+            created_at: timestamp(self.created),
+            last_updated_at: timestamp(self.updated),
+            ttl_ms: self.ttl,
+            poll_interval_ms: Some(self.poll),
+            input_requests: (detailed && input).then(|| self.pending.clone()),
+            result: self.result.clone().filter(|_| detailed),
+            error: self.error.clone().filter(|_| detailed),
+            result_type: None,
+            meta: None,
+        }
+    }
+}
+
+/// ISO 8601 (UTC, milliseconds) of `ms` since the epoch.
+fn timestamp(ms: u64) -> String {
+    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
+}
+
+/// A server's tasks: the store, the settings, this replica's name in leases, and the
+/// cancellation handles of the rounds running here.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    pub(crate) config: TaskConfig,
+    runner: String,
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The most times a compare-and-set update is retried before it gives up.
+const UPDATE_ATTEMPTS: usize = 64;
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, config: TaskConfig) -> Self {
+        Self {
+            store,
+            config,
+            runner: new_task_id(),
+            running: Mutex::default(),
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<(StoredTask, Record)>, ErrorObject> {
+        let Some(stored) = self.store.load(id).await.map_err(store_error)? else {
+            return Ok(None);
+        };
+        match serde_json::from_str(&stored.data) {
+            Ok(record) => Ok(Some((stored, record))),
+            Err(e) => {
+                tracing::error!(error = %e, "a stored task does not read back");
+                Err(internal("Internal error: a stored task is unreadable"))
+            }
+        }
+    }
+
+    /// Applies `change` to task `id` (compare-and-set, retried on a concurrent write):
+    /// `change` returns `false` to leave the task as it is. The task as stored afterwards,
+    /// and whether `change` wrote it; `None` when there is no such task.
+    async fn update(
+        &self,
+        id: &str,
+        mut change: impl FnMut(&mut Record) -> bool,
+    ) -> Result<Option<(Record, bool)>, ErrorObject> {
+        for _ in 0..UPDATE_ATTEMPTS {
+            let Some((stored, mut record)) = self.load(id).await? else {
+                return Ok(None);
+            };
+            if !change(&mut record) {
+                return Ok(Some((record, false)));
+            }
+            record.updated = now_ms().max(record.updated);
+            let data = serde_json::to_string(&record).map_err(|e| internal(&e.to_string()))?;
+            let next = StoredTask::new(
+                id,
+                stored.owner.clone(),
+                stored.version + 1,
+                !record.status.is_terminal(),
+                stored.expires_at_ms,
+                data,
+            );
+            if self
+                .store
+                .replace(next, stored.version)
+                .await
+                .map_err(store_error)?
+            {
+                return Ok(Some((record, true)));
+            }
+        }
+        Err(internal(
+            "Internal error: the task changed too often to update",
+        ))
+    }
+}
+
+/// `-32603` with `message`.
+fn internal(message: &str) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
+}
+
+/// The error answered for a store failure (its detail logged, not sent).
+fn store_error(e: TaskStoreError) -> ErrorObject {
+    match e {
+        TaskStoreError::OwnerLimit { limit } => ErrorObject::new(
+            ErrorCode::OVERLOADED,
+            format!("Too many active tasks: this caller already has {limit} unfinished tasks; wait for one to finish or cancel one"),
+        )
+        .with_data(json!({"limit": limit})),
+        TaskStoreError::Full { .. } => ErrorObject::new(
+            ErrorCode::OVERLOADED,
+            "The server holds as many tasks as it can; try again later",
+        ),
+        e => {
+            tracing::error!(error = %e, "task store failure");
+            internal("Internal error: the task store is unavailable")
+        }
+    }
+}
+
+/// `-32602` for a task that does not exist, expired, or belongs to another caller (the
+/// three are not told apart).
+fn not_found() -> Reply {
+    Reply::in_band(ErrorObject::new(
+        ErrorCode::INVALID_PARAMS,
+        "Failed to retrieve task: Task not found",
+    ))
+}
+
+/// `-32021` naming the tasks extension.
+pub(crate) fn missing_extension(message: String) -> ErrorObject {
+    ErrorObject::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+        .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
+}
+
+/// The JSON-RPC error a failed round's reply carries.
+fn error_of(reply: Option<Reply>) -> ErrorObject {
+    match reply {
+        Some(Reply::Err { error, .. }) => error,
+        Some(Reply::InsufficientScope(e)) => {
+            ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string())
+        }
+        _ => internal("Internal error"),
+    }
+}
+
+/// The reporter a task's rounds give [`Context::progress`](crate::Context::progress): a
+/// task sends no notifications, so progress becomes its `statusMessage`.
+#[derive(Clone)]
+pub(crate) struct TaskReporter {
+    server: Server,
+    id: Arc<str>,
+}
+
+impl TaskReporter {
+    /// Records `done` of `total` with `message` as the task's status message.
+    pub(crate) async fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        let text = match (message, total) {
+            (Some(m), _) => m.to_owned(),
+            (None, Some(t)) => format!("{done}/{t}"),
+            (None, None) => format!("{done}"),
+        };
+        let tasks = self.server.tasks();
+        let result = tasks
+            .update(&self.id, |r| {
+                if r.status != TaskStatus::Working || r.message.as_deref() == Some(&text) {
+                    return false;
+                }
+                r.message = Some(text.clone());
+                true
+            })
+            .await;
+        if let Ok(Some((record, true))) = result {
+            self.server.announce_task(&self.id, &record);
+        }
+    }
+}
+
+impl Server {
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// Whether this server serves the tasks extension.
+    pub(crate) fn serves_tasks(&self) -> bool {
+        self.inner.handler.serves_tasks()
+    }
+
+    /// The state and context of one round of task `id`: no channel back (a task sends no
+    /// notifications), progress into the status message, `token` for cancellation;
+    /// otherwise the request `cx` that started the round.
+    fn task_context(
+        &self,
+        cx: &RequestContext,
+        id: &str,
+        token: CancellationToken,
+    ) -> (Arc<CallState>, RequestContext) {
+        let mut state = CallState::new(Era::Modern, None, Threshold::Off, token);
+        state.client_sampling = cx.client_capabilities.sampling.is_some();
+        state.timeout = self.config().input_round_timeout;
+        state.notifier = Some(self.notifier());
+        state.task = Some(TaskReporter {
+            server: self.clone(),
+            id: id.into(),
+        });
+        let state = Arc::new(state);
+        let mut task_cx = cx.clone();
+        task_cx.call = state.clone();
+        task_cx.requester = None;
+        (state, task_cx)
+    }
+
+    /// One round of a task's tool, settled as a modern call's round is.
+    fn round(
+        &self,
+        mut params: CallToolParams,
+        cx: RequestContext,
+        call: Arc<CallState>,
+    ) -> BoxFuture<'static, Outcome> {
+        let server = self.clone();
+        Box::pin(serve::scoped(call, async move {
+            let state = params.request_state.clone();
+            let outcome = guarded(server.inner.handler.call_tool(&mut params, &cx)).await;
+            talk::settle_modern(&cx, outcome, state)
+        }))
+    }
+
+    /// A modern `tools/call` of a task-capable tool from a client that declared the
+    /// extension: creates the task, runs the tool for [`TaskConfig::sync_window`] here,
+    /// and answers the task handle (or, for input the tool asks
+    /// [`before_task`](crate::InputRequired::before_task), the `input_required` round).
+    pub(crate) async fn call_as_task(
+        &self,
+        params: CallToolParams,
+        cx: RequestContext,
+        who: Option<String>,
+        before_task: impl FnOnce(crate::protocol::InputRequiredResult) -> Reply,
+    ) -> Reply {
+        let tasks = self.tasks();
+        let config = tasks.config;
+        let id = new_task_id();
+        let now = now_ms();
+        let ttl = config
+            .ttl
+            .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        let record = Record {
+            owner: who.clone().unwrap_or_default(),
+            status: TaskStatus::Working,
+            message: None,
+            created: now,
+            updated: now,
+            ttl,
+            poll: u64::try_from(config.poll_interval.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+            tool: params.name.clone(),
+            arguments: params.arguments.clone(),
+            meta: params.meta.clone(),
+            pending: JsonObject::new(),
+            keys: BTreeMap::new(),
+            answers: JsonObject::new(),
+            issued: BTreeSet::new(),
+            rounds: 1,
+            state: None,
+            result: None,
+            error: None,
+            lease: Some((tasks.runner.clone(), now + lease_ms(&config))),
+        };
+        let data = match serde_json::to_string(&record) {
+            Ok(d) => d,
+            Err(e) => return Reply::in_band(internal(&e.to_string())),
+        };
+        let max = if who.is_some() {
+            config.max_active_per_caller
+        } else {
+            config.max_active_anonymous
+        };
+        let stored = StoredTask::new(
+            id.clone(),
+            who.unwrap_or_default(),
+            1,
+            true,
+            ttl.map(|t| now.saturating_add(t)),
+            data,
+        );
+        if let Err(e) = tasks.store.create(stored, max).await {
+            return Reply::in_band(store_error(e));
+        }
+        let token = CancellationToken::new();
+        tasks.running().insert(id.clone(), token.clone());
+        let (call, task_cx) = self.task_context(&cx, &id, token.clone());
+        let mut round = self.round(params, task_cx, call);
+        let caps = cx.client_capabilities.clone();
+        match tokio::time::timeout(config.sync_window, &mut round).await {
+            Ok(Ok(CallToolResponse::InputRequired(r))) if r.before_task => {
+                tasks.running().remove(&id);
+                // The handle was never sent: the record is closed and never shown.
+                let _ = tasks
+                    .update(&id, |r| {
+                        r.finish(TaskStatus::Cancelled, None);
+                        true
+                    })
+                    .await;
+                return before_task(r);
+            }
+            Ok(outcome) => {
+                tasks.running().remove(&id);
+                self.settle_round(&id, outcome, &caps).await;
+            }
+            Err(_) => self.spawn_round(id.clone(), round, token, caps),
+        }
+        match tasks.load(&id).await {
+            Ok(Some((_, record))) => {
+                let mut task = record.to_task(&id, false);
+                task.result_type = Some(ResultType::Task);
+                task.meta = Some(self.stamp(None));
+                Reply::result(&task)
+            }
+            Ok(None) => Reply::in_band(internal("Internal error: the task vanished")),
+            Err(e) => Reply::in_band(e),
+        }
+    }
+
+    /// Runs the rest of a round in the background, renewing the lease while it runs and
+    /// stopping it when the task is cancelled (here, or on another replica).
+    fn spawn_round(
+        &self,
+        id: String,
+        round: BoxFuture<'static, Outcome>,
+        token: CancellationToken,
+        caps: Arc<ClientCapabilities>,
+    ) {
+        let server = self.clone();
+        tokio::spawn(async move {
+            let every = Duration::from_millis((lease_ms(&server.tasks().config) / 3).max(1));
+            let renew = async {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if !server.renew(&id).await {
+                        return;
+                    }
+                }
+            };
+            tokio::select! {
+                outcome = round => server.settle_round(&id, outcome, &caps).await,
+                () = token.cancelled() => {}
+                () = renew => token.cancel(),
+            }
+            server.tasks().running().remove(&id);
+        });
+    }
+
+    /// Extends this replica's claim on running task `id`; `false` when the task is no
+    /// longer running here (cancelled, gone, or claimed by another replica).
+    async fn renew(&self, id: &str) -> bool {
+        let tasks = self.tasks();
+        let until = now_ms() + lease_ms(&tasks.config);
+        let runner = tasks.runner.clone();
+        match tasks
+            .update(id, |r| {
+                let ours = r.status == TaskStatus::Working
+                    && r.lease.as_ref().is_some_and(|(who, _)| *who == runner);
+                if ours {
+                    r.lease = Some((runner.clone(), until));
+                }
+                ours
+            })
+            .await
+        {
+            Ok(Some((_, renewed))) => renewed,
+            Ok(None) => false,
+            // The store is unreachable: keep running, try again at the next tick.
+            Err(_) => true,
+        }
+    }
+
+    /// Records how a round ended: the result, the failure, or the next input requests.
+    /// A task that reached a terminal status meanwhile (cancelled) keeps it.
+    async fn settle_round(&self, id: &str, outcome: Outcome, caps: &ClientCapabilities) {
+        let tasks = self.tasks();
+        let max = tasks.config.max_result_bytes;
+        enum Next {
+            Done(JsonObject),
+            Failed(ErrorObject),
+            Input(JsonObject, Option<String>),
+        }
+        let next = match outcome {
+            Ok(CallToolResponse::Complete(mut result)) => {
+                result.result_type = None;
+                match serde_json::to_value(&result) {
+                    Ok(Value::Object(o)) => {
+                        let size = serde_json::to_string(&o).map_or(0, |s| s.len());
+                        if size > max {
+                            Next::Failed(internal(&format!(
+                                "The tool's result is {size} bytes, more than the {max} bytes a task keeps"
+                            )))
+                        } else {
+                            Next::Done(o)
+                        }
+                    }
+                    _ => Next::Failed(internal("Internal error")),
+                }
+            }
+            Ok(CallToolResponse::InputRequired(mut r)) => {
+                match input_checks::check(&mut r, Some(caps)) {
+                    Ok(()) => Next::Input(r.input_requests.unwrap_or_default(), r.request_state),
+                    Err(refusal) => {
+                        tracing::error!(?refusal, "refusing a task's input-required round");
+                        Next::Failed(refusal.to_error())
+                    }
+                }
+            }
+            Err(reply) => Next::Failed(error_of(reply)),
+        };
+        let result = tasks
+            .update(id, |r| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                match &next {
+                    Next::Done(result) => {
+                        r.finish(TaskStatus::Completed, None);
+                        r.result = Some(result.clone());
+                    }
+                    Next::Failed(error) => {
+                        r.finish(TaskStatus::Failed, Some(error.message.clone()));
+                        r.error = Some(error.clone());
+                    }
+                    Next::Input(requests, state) => {
+                        r.status = TaskStatus::InputRequired;
+                        r.message = None;
+                        r.lease = None;
+                        r.answers.clear();
+                        r.pending.clear();
+                        r.keys.clear();
+                        r.state = state.clone();
+                        for (key, request) in requests {
+                            let mut wire = key.clone();
+                            let mut n = r.rounds;
+                            while r.issued.contains(&wire) {
+                                wire = format!("{key}~{n}");
+                                n += 1;
+                            }
+                            r.issued.insert(wire.clone());
+                            r.keys.insert(wire.clone(), key.clone());
+                            r.pending.insert(wire, request.clone());
+                        }
+                    }
+                }
+                true
+            })
+            .await;
+        match result {
+            Ok(Some((record, true))) => self.announce_task(id, &record),
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e.message, "cannot record a task's round"),
+        }
+    }
+
+    /// Tells `notifications/tasks` listeners of task `id` its new state.
+    fn announce_task(&self, id: &str, record: &Record) {
+        let task = record.to_task(id, true);
+        if let Ok(Value::Object(task)) = serde_json::to_value(&task) {
+            self.hub().announce_task(id, &record.owner, task);
+        }
+    }
+
+    /// `tasks/get`, `tasks/update`, `tasks/cancel` (modern requests).
+    pub(crate) async fn task_method(
+        &self,
+        method: &str,
+        params: Option<JsonObject>,
+        cx: RequestContext,
+    ) -> Reply {
+        if !self.serves_tasks() {
+            return method_not_found(http::StatusCode::NOT_FOUND);
+        }
+        if !declares_tasks(&cx.client_capabilities) {
+            return Reply::in_band(missing_extension(format!(
+                "{method} needs the {TASKS_EXTENSION} extension: declare it in the request's client capabilities"
+            )));
+        }
+        let mut params = params.unwrap_or_default();
+        let Some(Value::String(id)) = params.remove("taskId") else {
+            return Reply::in_band(ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: taskId must be a string",
+            ));
+        };
+        let who = super::caller(&cx).unwrap_or_default();
+        let tasks = self.tasks();
+        let owned = match tasks.load(&id).await {
+            Ok(Some((stored, _))) => stored.owner == who,
+            Ok(None) => false,
+            Err(e) => return Reply::in_band(e),
+        };
+        if !owned {
+            return not_found();
+        }
+        match method {
+            TASKS_GET => self.get_task(&id).await,
+            TASKS_UPDATE => self.update_task(&id, params, cx).await,
+            TASKS_CANCEL => self.cancel_task(&id).await,
+            _ => method_not_found(http::StatusCode::NOT_FOUND),
+        }
+    }
+
+    async fn get_task(&self, id: &str) -> Reply {
+        let tasks = self.tasks();
+        let now = now_ms();
+        // A working task whose replica stopped renewing its claim will not finish.
+        let result = tasks
+            .update(id, |r| {
+                let lapsed = r.status == TaskStatus::Working
+                    && r.lease.as_ref().is_some_and(|(_, until)| *until < now);
+                if lapsed {
+                    let error = internal(
+                        "The server running this task stopped before it finished (its lease expired)",
+                    );
+                    r.finish(TaskStatus::Failed, Some(error.message.clone()));
+                    r.error = Some(error);
+                }
+                lapsed
+            })
+            .await;
+        match result {
+            Ok(Some((record, changed))) => {
+                if changed {
+                    self.announce_task(id, &record);
+                }
+                let mut task = record.to_task(id, true);
+                task.result_type = Some(ResultType::Complete);
+                Reply::result(&task)
+            }
+            Ok(None) => not_found(),
+            Err(e) => Reply::in_band(e),
+        }
+    }
+
+    async fn update_task(&self, id: &str, mut params: JsonObject, cx: RequestContext) -> Reply {
+        let responses = match params.remove("inputResponses") {
+            Some(Value::Object(o)) => o,
+            _ => {
+                return Reply::in_band(ErrorObject::new(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid params: inputResponses must be an object",
+                ));
+            }
+        };
+        if let Some((key, _)) = responses.iter().find(|(_, v)| !v.is_object()) {
+            return Reply::in_band(ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Invalid params: the answer to input request `{key}` must be an object"),
+            ));
+        }
+        let tasks = self.tasks();
+        let runner = tasks.runner.clone();
+        let lease = lease_ms(&tasks.config);
+        let result = tasks
+            .update(id, |r| {
+                if r.status != TaskStatus::InputRequired {
+                    return false;
+                }
+                let mut changed = false;
+                for (wire, answer) in &responses {
+                    if let Some(key) = r.keys.remove(wire) {
+                        r.pending.remove(wire);
+                        r.answers.insert(key, answer.clone());
+                        changed = true;
+                    }
+                }
+                if changed && r.pending.is_empty() {
+                    r.status = TaskStatus::Working;
+                    r.rounds += 1;
+                    r.lease = Some((runner.clone(), now_ms() + lease));
+                }
+                changed
+            })
+            .await;
+        let record = match result {
+            Ok(Some((record, true))) => record,
+            Ok(Some((_, false))) => return ack(),
+            Ok(None) => return not_found(),
+            Err(e) => return Reply::in_band(e),
+        };
+        self.announce_task(id, &record);
+        if record.status == TaskStatus::Working {
+            let params = CallToolParams {
+                name: record.tool.clone(),
+                arguments: record.arguments.clone(),
+                input_responses: Some(record.answers.clone()),
+                request_state: record.state.clone(),
+                meta: record.meta.clone(),
+            };
+            let token = CancellationToken::new();
+            tasks.running().insert(id.to_owned(), token.clone());
+            let cx = cx.with_meta(record.meta.clone());
+            let (call, task_cx) = self.task_context(&cx, id, token.clone());
+            let round = self.round(params, task_cx, call);
+            self.spawn_round(id.to_owned(), round, token, cx.client_capabilities.clone());
+        }
+        ack()
+    }
+
+    async fn cancel_task(&self, id: &str) -> Reply {
+        let result = self
+            .tasks()
+            .update(id, |r| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.finish(
+                    TaskStatus::Cancelled,
+                    Some("The task was cancelled at the client's request".into()),
+                );
+                true
+            })
+            .await;
+        match result {
+            Ok(Some((record, changed))) => {
+                if changed {
+                    if let Some(token) = self.tasks().running().remove(id) {
+                        token.cancel();
+                    }
+                    self.announce_task(id, &record);
+                }
+                ack()
+            }
+            Ok(None) => not_found(),
+            Err(e) => Reply::in_band(e),
+        }
+    }
+}
+
+/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
+fn ack() -> Reply {
+    Reply::result(&json!({"resultType": "complete"}))
+}
+
+fn lease_ms(config: &TaskConfig) -> u64 {
+    u64::try_from(config.lease.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(3)
+}

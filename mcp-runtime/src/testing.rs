@@ -134,10 +134,10 @@ impl TestClient {
             env.extend(user);
         }
         params["_meta"] = envelope;
-        let field = if method == "resources/read" {
-            "uri"
-        } else {
-            "name"
+        let field = match method {
+            "resources/read" => "uri",
+            "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+            _ => "name",
         };
         let name = params.get(field).and_then(Value::as_str).map(str::to_owned);
         let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": method, "params": params});

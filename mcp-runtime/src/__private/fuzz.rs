@@ -517,6 +517,7 @@ pub fn listen_filter(data: &[u8]) {
         prompts: off & 2 == 0,
         resources: off & 4 == 0,
         subscribe: off & 8 == 0,
+        tasks: off & 16 == 0,
     };
     let hub = Hub::new(&settings, Default::default(), None, can, Map::new());
     let requests = match value {

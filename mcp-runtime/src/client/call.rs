@@ -186,14 +186,54 @@ impl CallBuilder {
         self
     }
 
-    /// Runs the call to its complete result (the same as awaiting the builder).
+    /// Runs the call to its complete result (the same as awaiting the builder). With
+    /// [`ClientConfig::tasks`](super::ClientConfig::tasks), a call the server runs as a
+    /// task is followed to its result (and the task cancelled if this future is dropped
+    /// first).
     pub async fn send(mut self) -> Result<CallToolResult, ClientError> {
         let inner = Arc::clone(&self.client.inner);
         let _watch = self
             .progress
             .take()
             .map(|report| inner.watch_progress(&mut self.params, report));
-        inner.call_to_completion(self.params, self.headers).await
+        let tool = self.params.name.clone();
+        let tasks = inner.config.tasks;
+        match inner.settle(self.params, self.headers, tasks).await? {
+            Settled::Complete(result) => Ok(result),
+            Settled::Task(task) => {
+                let mut guard = super::tasks::CancelOnDrop {
+                    client: Some(self.client.clone()),
+                    id: task.task_id.clone(),
+                };
+                let mut handle = super::tasks::TaskHandle::new(self.client.clone(), tool, task);
+                let result = handle.wait().await;
+                guard.client = None;
+                result
+            }
+        }
+    }
+
+    /// Runs the call declaring the tasks extension (`io.modelcontextprotocol/tasks`), so
+    /// that the server may run it as a task: the answer is the task's handle (follow it,
+    /// answer it, cancel it, or keep its id to resume later), or the result when the
+    /// server answered directly. Input the tool asks for before the task exists (SEP-2322
+    /// rounds) is answered with the client's handlers first. On a legacy connection the
+    /// extension does not exist: the call runs as usual.
+    pub async fn as_task(mut self) -> Result<super::TaskCall, ClientError> {
+        let inner = Arc::clone(&self.client.inner);
+        let _watch = self
+            .progress
+            .take()
+            .map(|report| inner.watch_progress(&mut self.params, report));
+        let tool = self.params.name.clone();
+        Ok(match inner.settle(self.params, self.headers, true).await? {
+            Settled::Complete(result) => super::TaskCall::Complete(result),
+            Settled::Task(task) => super::TaskCall::Task(super::tasks::TaskHandle::new(
+                self.client.clone(),
+                tool,
+                task,
+            )),
+        })
     }
 
     /// Sends one `tools/call` round and returns the server's answer as it is: a complete
@@ -224,6 +264,12 @@ impl CallBuilder {
             {
                 Round::Complete(r) => CallToolResponse::Complete(r),
                 Round::InputRequired(r, _) => CallToolResponse::InputRequired(r),
+                Round::Task(_) => {
+                    return Err(invalid(
+                        "tools/call",
+                        "a task handle to a call that did not declare the tasks extension",
+                    ));
+                }
             },
         )
     }
@@ -242,6 +288,14 @@ impl IntoFuture for CallBuilder {
 enum Round {
     Complete(CallToolResult),
     InputRequired(InputRequiredResult, Vec<(String, Value)>),
+    /// The server runs the call as a task (only when the call declared the extension).
+    Task(crate::protocol::Task),
+}
+
+/// How the rounds of a call ended: its result, or the task running it.
+pub(crate) enum Settled {
+    Complete(CallToolResult),
+    Task(crate::protocol::Task),
 }
 
 /// `inputRequests` in the server's order (`serde_json::Map` sorts its keys).
@@ -414,19 +468,27 @@ impl Inner {
                     }
                     return Ok(Round::InputRequired(result, requests));
                 }
+                Some(Value::String(t)) if t == "task" => {
+                    return super::tasks::created_task(value).map(Round::Task);
+                }
                 Some(other) => return Err(invalid(METHOD, format!("unknown resultType {other}"))),
             }
         }
         parse_result(METHOD, raw, era).map(Round::Complete)
     }
 
-    /// A whole call: rounds until the result is complete.
-    async fn call_to_completion(
+    /// A whole call: rounds until the result is complete, or (when `tasks` declares the
+    /// extension) a task runs it.
+    async fn settle(
         &self,
         mut params: CallToolParams,
         per_call: HeaderMap,
-    ) -> Result<CallToolResult, ClientError> {
+        tasks: bool,
+    ) -> Result<Settled, ClientError> {
         let (conn, mut headers) = self.prepare_call(&params, &per_call).await?;
+        if tasks {
+            Inner::declare_tasks(&conn, &mut params.meta);
+        }
         let mut mismatch_retried = false;
         let mut rounds = 0;
         let call_rounds = Rounds::of_call();
@@ -442,7 +504,14 @@ impl Inner {
                 )
                 .await?
             {
-                Round::Complete(result) => return Ok(result),
+                Round::Complete(result) => return Ok(Settled::Complete(result)),
+                Round::Task(task) if tasks => return Ok(Settled::Task(task)),
+                Round::Task(_) => {
+                    return Err(invalid(
+                        "tools/call",
+                        "a task handle to a call that did not declare the tasks extension",
+                    ));
+                }
                 Round::InputRequired(result, requests) => {
                     if rounds >= self.config.max_input_rounds {
                         return Err(ToolCallError::InputRoundsExhausted {
@@ -464,7 +533,7 @@ impl Inner {
     }
 
     /// Answers one round's input requests, one at a time in the server's order.
-    async fn answer_inputs(
+    pub(crate) async fn answer_inputs(
         &self,
         tool: &str,
         requests: Vec<(String, Value)>,

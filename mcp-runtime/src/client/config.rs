@@ -201,6 +201,7 @@ pub struct ClientConfig {
     pub(crate) handlers: ServerRequestHandlers,
     pub(crate) token_provider: Option<Arc<dyn DynTokenProvider>>,
     pub(crate) max_input_rounds: u32,
+    pub(crate) tasks: bool,
     pub(crate) result_cache: Option<ResultCacheConfig>,
     pub(crate) notification_handler: Option<NotificationHandler>,
     #[cfg(feature = "oauth")]
@@ -220,6 +221,7 @@ impl Default for ClientConfig {
             handlers: ServerRequestHandlers::default(),
             token_provider: None,
             max_input_rounds: 10,
+            tasks: false,
             result_cache: Some(ResultCacheConfig::default()),
             notification_handler: None,
             #[cfg(feature = "oauth")]
@@ -240,6 +242,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("roots_provider", &self.handlers.roots.is_some())
             .field("token_provider", &self.token_provider.is_some())
             .field("max_input_rounds", &self.max_input_rounds)
+            .field("tasks", &self.tasks)
             .field("result_cache", &self.result_cache)
             .field("notification_handler", &self.notification_handler.is_some())
             .finish()
@@ -347,6 +350,17 @@ impl ClientConfig {
     /// answers before giving up (default 10).
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds;
+        self
+    }
+
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`) on every
+    /// `tools/call` of a modern connection (default off): the server may then answer a
+    /// long call with a task, which awaiting the call follows to its result (polling at
+    /// the server's `pollIntervalMs`, answering input requests with the handlers, and
+    /// cancelling the task when the call's future is dropped). Without it, only calls
+    /// made with [`CallBuilder::as_task`](super::CallBuilder::as_task) declare it.
+    pub fn tasks(mut self, on: bool) -> Self {
+        self.tasks = on;
         self
     }
 

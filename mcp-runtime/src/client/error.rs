@@ -330,6 +330,14 @@ pub enum ToolCallError {
         /// The header name.
         header: String,
     },
+    /// The task running the call was cancelled.
+    #[error("tool `{tool}` ran as task {task}, which was cancelled")]
+    TaskCancelled {
+        /// The tool (empty for a task resumed by id).
+        tool: String,
+        /// The task id.
+        task: String,
+    },
     /// The server still asked for input after `max_input_rounds` rounds.
     #[error("tool `{tool}` still required input after {rounds} rounds")]
     InputRoundsExhausted {

@@ -95,6 +95,7 @@ pub mod oauth;
 mod observe;
 mod progress;
 pub mod stdio;
+mod tasks;
 pub mod transport;
 pub mod typed;
 mod wire;
@@ -118,6 +119,7 @@ pub use handlers::{RootsProvider, SamplingHandler};
 pub use notifications::ServerNotification;
 pub use progress::Progress;
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
+pub use tasks::{TaskCall, TaskHandle};
 pub use transport::Transport;
 pub use typed::{CallError, TypedCall, TypedClient};
 

@@ -5,10 +5,12 @@
 //! - `MCP_REPLICA`: this replica's name, which the `replica` tool returns (default
 //!   `inventory`);
 //! - `MCP_REDIS_URL` (feature `redis`): when set, legacy sessions live in this Redis and the
-//!   replicas' event bus is its pub/sub (`MCP_REDIS_PREFIX` names the session key prefix and
-//!   the bus channel, default `mcp-inventory`);
+//!   replicas' event bus is its pub/sub, and tasks live there too (`MCP_REDIS_PREFIX` names
+//!   the key prefix and the bus channel, default `mcp-inventory`);
 //! - `MCP_STATE_KEY`: the request-state signing key (at least 32 bytes), the same on every
 //!   replica so a modern `input_required` flow may continue on any of them;
+//! - `MCP_TASK_LEASE_MS`: how long a replica's claim on a running task lasts without
+//!   renewal (default 30 000): a task whose replica died is failed that long after;
 //! - `MCP_ALLOWED_HOSTS`: extra `Host` values to accept (comma-separated), such as the load
 //!   balancer's `host:port`;
 //! - `MCP_RATE_LIMIT`: when set to a rate (`<n>/<sec|min|hour>`, e.g. `10/min`), each caller
@@ -29,6 +31,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
     let mut limit = mcp_examples::rate::quota_from_env()?.map(RateLimitLayer::per_caller);
     let mut server = Inventory::new(name).builder();
+    if let Ok(ms) = std::env::var("MCP_TASK_LEASE_MS") {
+        let lease = std::time::Duration::from_millis(ms.parse()?);
+        server = server.tasks(mcp::tasks::TaskConfig::default().with_lease(lease));
+    }
     if let Ok(key) = std::env::var("MCP_STATE_KEY") {
         server = server.request_state_keys([key.into_bytes()]);
     }
@@ -53,7 +59,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             mcp::notify::RedisBus::connect_to_channel(&url, &format!("{prefix}:events")).await?;
         // The rate limit shares the session store's connection and prefix.
         limit = limit.map(|l| l.shared(mcp::middleware::RedisRateStore::sharing(&store)));
-        server = server.session_store(Arc::new(store)).event_bus(bus);
+        let tasks = mcp::tasks::RedisTaskStore::from_manager(store.connection())
+            .with_prefix(prefix.clone());
+        server = server
+            .session_store(Arc::new(store))
+            .event_bus(bus)
+            .task_store(tasks);
     }
     if let Some(limit) = limit {
         server = server.layer(mcp_examples::rate::tool_calls(limit));

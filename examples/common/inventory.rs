@@ -2,7 +2,9 @@
 //! (`restock`, `touch`, `toggle`), ask for a confirmation (`confirm`: an elicitation, or a
 //! modern `input_required` round with a signed request state), count calls in a legacy
 //! session (`count`) and name the replica that served them (`replica`), so a test behind a
-//! round-robin load balancer can see requests alternate.
+//! round-robin load balancer can see requests alternate. `audit` runs as a task (the tasks
+//! extension): it asks for a confirmation through the task, then works for a while,
+//! naming in its status message and result the replica that ran each part.
 
 use mcp::{ElicitAction, InputRequired, ToolOutput};
 use serde::Deserialize;
@@ -110,6 +112,48 @@ impl Inventory {
             }
             Some(_) => Ok(ToolOutput::Done("declined".into())),
         }
+    }
+
+    /// Audits `warehouse` for `seconds` seconds after a confirmation, as a task when the
+    /// client declares the tasks extension: the confirmation is asked through the task,
+    /// progress goes to the task's status message, and the result names the replica that
+    /// did the work.
+    #[tool(task = "optional")]
+    pub async fn audit(
+        &self,
+        ctx: mcp::Context,
+        warehouse: String,
+        seconds: f64,
+    ) -> Result<ToolOutput<String>, mcp::ToolError> {
+        let Some(Confirm { ok }) = ctx.accepted_content::<Confirm>("go") else {
+            return Ok(InputRequired::new()
+                .elicit(
+                    "go",
+                    mcp::elicit_form(format!("Audit {warehouse}?"), mcp::form_of::<Confirm>()),
+                )
+                .into());
+        };
+        if !ok {
+            return Ok(ToolOutput::Done(format!("audit of {warehouse} declined")));
+        }
+        let steps = 10u32;
+        let step = std::time::Duration::from_secs_f64(seconds.clamp(0.0, 600.0) / f64::from(steps));
+        for done in 1..=steps {
+            tokio::select! {
+                () = tokio::time::sleep(step) => {}
+                () = ctx.cancelled() => {
+                    tracing::warn!(replica = %self.name, %warehouse, "audit cancelled");
+                    return Err(mcp::ToolError::new("cancelled"));
+                }
+            }
+            let message = format!("{done}/{steps} aisles on {}", self.name);
+            ctx.progress(f64::from(done), f64::from(steps), Some(&message))
+                .await;
+        }
+        Ok(ToolOutput::Done(format!(
+            "audited {warehouse} on {}",
+            self.name
+        )))
     }
 
     /// Counts the calls of this legacy session (modern calls have no session): `"<n> on

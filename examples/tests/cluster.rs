@@ -11,6 +11,12 @@
 //!   `input_required` round continues on the other replica (shared request-state key);
 //! - then replica `a` is killed: the session goes on, served by `b`, its counter intact.
 //!
+//! A third cluster, with a task lease of 1.5 s (`MCP_TASK_LEASE_MS`; tasks in Redis): a task
+//! of the inventory's `audit` tool created on replica `a` is answered through `b` (so its
+//! work runs on `b`), polled through `a`, `b` and HAProxy, and completes; a task working on
+//! `a` is cancelled through `b` and `a` stops it at its next lease renewal; a task working
+//! on `a` when `a` is killed is failed by `b` once its lease lapsed, with the reason.
+//!
 //! A second cluster, started with `MCP_RATE_LIMIT=5/hour` (the replicas' per-caller limit of
 //! tool calls, one budget in Redis; behind HAProxy every anonymous caller is HAProxy's
 //! address, so the peer is one caller): the TypeScript v2 client (`interop/rate.mjs`) calls
@@ -37,7 +43,7 @@ struct Cluster {
     child: Child,
     _stdin: ChildStdin,
     url: String,
-    replicas: Vec<(String, u32)>,
+    replicas: Vec<(String, u32, String)>,
     logs: std::path::PathBuf,
 }
 
@@ -85,8 +91,12 @@ impl Cluster {
             };
             let words: Vec<&str> = line.split_whitespace().collect();
             match words.as_slice() {
-                ["replica", name, pid, _url] => {
-                    replicas.push(((*name).to_owned(), pid.parse().expect("a pid")));
+                ["replica", name, pid, url] => {
+                    replicas.push((
+                        (*name).to_owned(),
+                        pid.parse().expect("a pid"),
+                        (*url).to_owned(),
+                    ));
                 }
                 ["cluster", url] => break (*url).to_owned(),
                 _ => {}
@@ -106,12 +116,22 @@ impl Cluster {
         std::fs::read_to_string(self.logs.join(format!("{replica}.err"))).unwrap_or_default()
     }
 
+    /// The URL of replica `name` itself (not through HAProxy).
+    fn url_of(&self, name: &str) -> &str {
+        &self
+            .replicas
+            .iter()
+            .find(|(n, ..)| n == name)
+            .expect("a replica")
+            .2
+    }
+
     /// Kills replica `name` (SIGKILL: no graceful anything).
     fn kill(&self, name: &str) {
         let pid = self
             .replicas
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, ..)| n == name)
             .expect("a replica")
             .1;
         let status = std::process::Command::new("kill")
@@ -417,4 +437,162 @@ async fn a_rate_limited_caller_gets_its_budget_across_both_replicas_not_twice_it
             cluster.log(replica)
         );
     }
+}
+
+/// A modern client of `url` (our own: no peer SDK serves the tasks extension yet).
+async fn tasks_client(url: &str) -> mcp::client::Client {
+    let client = mcp::client::Client::new(
+        url,
+        mcp::client::ClientConfig::new()
+            .protocol_mode(mcp::client::ProtocolMode::Modern)
+            .timeout(Duration::from_secs(10))
+            // Declares elicitation (the audit asks); the tests answer by hand.
+            .elicitation_handler(|_: mcp::ElicitRequest| async {
+                Ok(mcp::ElicitResult::accept(serde_json::Map::new()))
+            }),
+    )
+    .expect("a client");
+    client
+        .connect(mcp::client::ConnectOptions::default())
+        .await
+        .expect("connects");
+    client
+}
+
+/// Starts `audit` of `warehouse` on `client`'s replica and waits for its question.
+async fn audit_waiting(
+    client: &mcp::client::Client,
+    warehouse: &str,
+    seconds: f64,
+) -> mcp::client::TaskHandle {
+    let call = client
+        .call("audit")
+        .arguments(serde_json::json!({"warehouse": warehouse, "seconds": seconds}))
+        .unwrap()
+        .as_task()
+        .await
+        .expect("a task");
+    let mcp::client::TaskCall::Task(mut task) = call else {
+        panic!("audit answered directly");
+    };
+    for _ in 0..200 {
+        if task.status() == mcp::protocol::TaskStatus::InputRequired {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        task.refresh().await.unwrap();
+    }
+    panic!("the audit never asked: {:?}", task.task());
+}
+
+fn go() -> mcp::protocol::JsonObject {
+    serde_json::json!({"go": {"action": "accept", "content": {"ok": true}}})
+        .as_object()
+        .cloned()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_cross_replicas_and_outlive_a_dead_one() {
+    use mcp::protocol::TaskStatus;
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let cluster = Cluster::start(
+        "tasks",
+        &[
+            ("MCP_TASK_LEASE_MS", "1500"),
+            ("RUST_LOG", "warn,mcp::dispatch::tasks=info"),
+        ],
+    )
+    .await;
+    let a = tasks_client(cluster.url_of("a")).await;
+    let b = tasks_client(cluster.url_of("b")).await;
+    let front = tasks_client(&cluster.url).await;
+
+    // Created on a, answered through b: the next round (the work) runs on b.
+    let asked = audit_waiting(&a, "north", 1.0).await;
+    let mut on_b = b.task(asked.id()).await.expect("b reads a's task");
+    assert_eq!(on_b.status(), TaskStatus::InputRequired);
+    on_b.respond(go()).await.unwrap();
+    let mut messages = Vec::new();
+    let result = on_b
+        .wait_with(|t| messages.extend(t.status_message.clone()))
+        .await
+        .unwrap();
+    assert_eq!(result.joined_text(), "audited north on b");
+    assert!(messages.iter().any(|m| m.ends_with("on b")), "{messages:?}");
+    for (via, client) in [("a", &a), ("front", &front)] {
+        let t = client.get_task(asked.id()).await.unwrap();
+        assert_eq!(t.status, TaskStatus::Completed, "through {via}");
+        assert!(t.result.is_some(), "through {via}");
+    }
+
+    // Working on a, cancelled through b: a stops it at its next renewal.
+    let mut long = audit_waiting(&a, "south", 60.0).await;
+    long.respond(go()).await.unwrap();
+    for _ in 0..100 {
+        if long.refresh().await.unwrap().status_message.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    b.cancel_task(long.id()).await.unwrap();
+    assert_eq!(
+        a.get_task(long.id()).await.unwrap().status,
+        TaskStatus::Cancelled
+    );
+    let mut stopped = false;
+    for _ in 0..60 {
+        if cluster
+            .log("a")
+            .contains("stopped the round of a task cancelled")
+        {
+            stopped = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        stopped,
+        "a stopped the cancelled audit:\n{}",
+        cluster.log("a")
+    );
+    assert_eq!(
+        front.get_task(long.id()).await.unwrap().status,
+        TaskStatus::Cancelled
+    );
+
+    // Working on a when a dies: b fails it once the lease lapsed, with the reason.
+    let mut orphan = audit_waiting(&a, "east", 60.0).await;
+    orphan.respond(go()).await.unwrap();
+    for _ in 0..100 {
+        if orphan.refresh().await.unwrap().status_message.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(orphan.status(), TaskStatus::Working);
+    cluster.kill("a");
+    let started = std::time::Instant::now();
+    let failed = loop {
+        let t = b.get_task(orphan.id()).await.unwrap();
+        if t.status != TaskStatus::Working {
+            break t;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "still working: {t:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(failed.status, TaskStatus::Failed);
+    let error = failed.error.expect("the failure");
+    assert_eq!(error.code.get(), -32603);
+    assert!(
+        error.message.contains("stopped before it finished"),
+        "{error:?}"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "not before its lease lapsed"
+    );
 }

@@ -33,6 +33,7 @@ use crate::protocol::{
     ResultType, TASKS_CANCEL, TASKS_EXTENSION, TASKS_GET, TASKS_UPDATE, Task, TaskStatus,
     declares_tasks,
 };
+use crate::redact::Redacted;
 use crate::tasks::{StoredTask, TaskConfig, TaskStore, TaskStoreError, new_task_id, now_ms};
 
 /// Whether a tool may run as a task (`#[tool(task = "optional")]`, `"required"`, or
@@ -474,10 +475,17 @@ impl Server {
                     }
                 }
             };
+            // A cancelled task's round is dropped (as a cancelled request's handler is):
+            // work the tool spawned sees `Context::cancelled`.
             tokio::select! {
                 outcome = round => server.settle_round(&id, outcome, &caps).await,
-                () = token.cancelled() => {}
-                () = renew => token.cancel(),
+                () = token.cancelled() => {
+                    tracing::info!(task = %Redacted::fingerprint(&id), "stopped the round of a cancelled task");
+                }
+                () = renew => {
+                    token.cancel();
+                    tracing::info!(task = %Redacted::fingerprint(&id), "stopped the round of a task cancelled or taken over elsewhere");
+                }
             }
             server.tasks().running().remove(&id);
         });

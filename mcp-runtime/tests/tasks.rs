@@ -473,3 +473,84 @@ async fn tasks_methods_need_the_extension_and_their_routing_header() {
         store.bytes()
     );
 }
+
+#[tokio::test]
+async fn another_callers_task_is_not_found() {
+    use base64::Engine as _;
+    let server = mcp::Server::builder(Jobs)
+        .listener_auth([mcp::auth::ListenerAuth::basic([
+            ("alice", "alice-secret"),
+            ("bob", "bob-secret"),
+        ])])
+        .build()
+        .unwrap();
+    let http = mcp::testing::TestClient::new(server);
+    let basic = |user: &str| {
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{user}-secret"))
+        )
+    };
+    let (alice, bob) = (basic("alice"), basic("bob"));
+    let tasks = json!({"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}}});
+    let created = http
+        .modern_with_headers(
+            "tools/call",
+            json!({"name": "report", "arguments": {"steps": 20}, "_meta": tasks}),
+            &[("authorization", &alice)],
+        )
+        .await;
+    let id = created.result()["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let params = json!({"taskId": id, "inputResponses": {}, "_meta": tasks});
+        let as_bob = http
+            .modern_with_headers(method, params.clone(), &[("authorization", &bob)])
+            .await;
+        assert_eq!(
+            as_bob.error_code(),
+            Some(-32602),
+            "{method}: {:?}",
+            as_bob.body
+        );
+        assert_eq!(
+            as_bob.body["error"]["message"],
+            "Failed to retrieve task: Task not found"
+        );
+        let unknown = http
+            .modern_with_headers(
+                method,
+                json!({"taskId": "f".repeat(32), "inputResponses": {}, "_meta": tasks}),
+                &[("authorization", &alice)],
+            )
+            .await;
+        assert_eq!(
+            unknown.body["error"], as_bob.body["error"],
+            "{method}: the same answer"
+        );
+    }
+    let as_alice = http
+        .modern_with_headers(
+            "tasks/get",
+            json!({"taskId": id, "_meta": tasks}),
+            &[("authorization", &alice)],
+        )
+        .await;
+    assert_eq!(
+        as_alice.result()["status"],
+        "working",
+        "{:?}",
+        as_alice.body
+    );
+    // Bob's cancel did nothing.
+    let cancel = http
+        .modern_with_headers(
+            "tasks/cancel",
+            json!({"taskId": id, "_meta": tasks}),
+            &[("authorization", &alice)],
+        )
+        .await;
+    assert_eq!(cancel.result()["resultType"], "complete");
+}

@@ -204,6 +204,11 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn keeps_the_task_store_contract() {
+        crate::tasks::contract::check(std::sync::Arc::new(MemoryTaskStore::new()), "memory").await;
+    }
+
+    #[tokio::test]
     async fn limits_owners_and_bytes_and_forgets_expired_tasks() {
         let store = MemoryTaskStore::new().with_max_bytes(200);
         store.create(task("a", "alice", None), 2).await.unwrap();

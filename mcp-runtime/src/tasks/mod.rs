@@ -11,6 +11,8 @@
 //! owner holds at most a given number of active tasks, and that a task disappears once it
 //! expires.
 
+#[cfg(any(test, feature = "test-util"))]
+pub mod contract;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;

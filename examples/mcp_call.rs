@@ -8,10 +8,14 @@
 //! cargo run --example mcp_call -- --json URL prompt summarize_note '{"slug":"x"}'
 //! cargo run --example mcp_call -- URL --oauth [--client-id ID[:SECRET]] [--scope S] call whoami
 //! cargo run --example mcp_call -- URL --client-credentials ID:SECRET [--scope S]
+//! cargo run --example mcp_call -- --mode modern URL call --task generate_report '{"topic":"q3"}'
+//! cargo run --example mcp_call -- --mode modern URL task 3f2a… [--cancel]
 //! ```
 //!
-//! Commands: `tools` (the default), `call TOOL [JSON]`, `resources`, `read URI`, `prompts`,
-//! `prompt NAME [JSON]`. Without `--json` the output is for people (the text of a result,
+//! Commands: `tools` (the default), `call TOOL [JSON]` (`--task`: declare the tasks
+//! extension, so the server may run the call as a task, followed to its end with its status
+//! shown), `task ID` (follow a task created earlier; `--cancel` cancels it), `resources`,
+//! `read URI`, `prompts`, `prompt NAME [JSON]`. Without `--json` the output is for people (the text of a result,
 //! one line per tool, resource or prompt); with it, stdout carries the JSON result (or
 //! `{"error": …}`) and nothing else. Logs the server sends are printed on stderr (level set
 //! with `--log-level`), progress is a progress bar on a terminal (plain lines otherwise),
@@ -85,6 +89,17 @@ enum Command {
     Call {
         tool: String,
         arguments: Option<String>,
+        /// Let the server run the call as a task (the tasks extension; modern servers):
+        /// its id and status are shown while it is polled to its end.
+        #[arg(long)]
+        task: bool,
+    },
+    /// Follow a task to its end (modern servers with the tasks extension).
+    Task {
+        id: String,
+        /// Cancel the task instead.
+        #[arg(long)]
+        cancel: bool,
     },
     /// List the resources and resource templates.
     Resources,
@@ -242,11 +257,55 @@ impl Progress {
         }
     }
 
+    /// Shows a task's state: a spinner on a terminal, a line per change otherwise.
+    fn task(&mut self, task: &mcp::protocol::Task, last: &mut Option<String>) {
+        let line = match &task.status_message {
+            Some(m) => format!("task {} {}: {m}", task.task_id, task.status),
+            None => format!("task {} {}", task.task_id, task.status),
+        };
+        if last.as_deref() == Some(&line) {
+            return;
+        }
+        *last = Some(line.clone());
+        if self.plain {
+            eprintln!("{line}");
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        bar.set_message(line);
+    }
+
     fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
     }
+}
+
+/// Follows `handle` to its end, showing its state.
+async fn follow(
+    progress: &Arc<Mutex<Progress>>,
+    mut handle: mcp::client::TaskHandle,
+) -> Result<CallToolResult, ClientError> {
+    let mut last = None;
+    let result = handle
+        .wait_with(|t| {
+            progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .task(t, &mut last)
+        })
+        .await;
+    progress.lock().unwrap_or_else(|e| e.into_inner()).finish();
+    result
 }
 
 /// The progress token of the one call this process makes.
@@ -363,13 +422,34 @@ async fn run(cli: &Cli) -> Result<(Value, String, bool), Failure> {
                 .join("\n");
             (json!(tools), text, false)
         }
-        Command::Call { tool, arguments } => {
+        Command::Call {
+            tool,
+            arguments,
+            task,
+        } => {
             let arguments = object(arguments.as_deref(), "arguments")?;
             let mut meta = JsonObject::new();
             meta.insert("progressToken".into(), json!(PROGRESS_TOKEN));
-            let result = client.call(tool).arguments(&arguments)?.meta(meta).await;
+            let call = client.call(tool).arguments(&arguments)?.meta(meta);
+            let result = if *task {
+                match call.as_task().await {
+                    Ok(mcp::client::TaskCall::Task(handle)) => follow(&progress, handle).await,
+                    Ok(mcp::client::TaskCall::Complete(result)) => Ok(result),
+                    Err(e) => Err(e),
+                }
+            } else {
+                call.await
+            };
             progress.lock().unwrap_or_else(|e| e.into_inner()).finish();
             let result = result?;
+            (json!(result), result_text(&result), result.is_error())
+        }
+        Command::Task { id, cancel: true } => {
+            client.cancel_task(id).await?;
+            (json!({}), format!("asked task {id} to cancel"), false)
+        }
+        Command::Task { id, cancel: false } => {
+            let result = follow(&progress, client.task(id).await?).await?;
             (json!(result), result_text(&result), result.is_error())
         }
         Command::Resources => {

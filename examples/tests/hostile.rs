@@ -17,7 +17,9 @@
 //! binding (request state under listener authentication, identities that differ only in a
 //! separator character on the in-memory and the Redis store, tokens that name nobody,
 //! `crit` and private JWT header members, scopes split on spaces only), and change
-//! notifications (`subscriptions/listen` filters and cap, resource subscriptions).
+//! notifications (`subscriptions/listen` filters and cap, resource subscriptions), and tasks
+//! (unknown, malformed and other callers' task ids, a flood of task creations against the
+//! per-caller cap, a result over the size cap, `tasks/update` answers that do not fit).
 //!
 //! Adding a case: add one line to the theme's table,
 //! `case("what it is", &server, request, Expect::Rpc(400, -32600))`. Build the request with
@@ -4315,4 +4317,314 @@ async fn change_notifications() {
             "{setting}: {got}"
         );
     }
+}
+
+// ------------------------------------------------------------------------------ tasks
+
+/// The service of the tasks theme.
+struct Tasked;
+
+#[mcp::service(name = "tasked", version = "1.0.0")]
+impl Tasked {
+    /// Echo `text` back (the well-behaved client's tool).
+    pub fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Works for a long time, as a task.
+    #[tool(task = "optional")]
+    pub async fn slow(&self) -> String {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        "done".into()
+    }
+
+    /// A result of `bytes` bytes, as a task.
+    #[tool(task = "required")]
+    pub async fn big(&self, bytes: usize) -> String {
+        "x".repeat(bytes.min(1 << 20))
+    }
+
+    /// Asks a question through its task.
+    #[tool(task = "optional")]
+    pub async fn ask(&self, ctx: Context) -> ToolOutput<String> {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        match ctx.elicit_result("q") {
+            Some(_) => ToolOutput::Done("answered".into()),
+            None => InputRequired::new()
+                .elicit(
+                    "q",
+                    mcp::elicit_form("Sure?", mcp::FormSchema::new().boolean("ok", "Sure", true)),
+                )
+                .into(),
+        }
+    }
+}
+
+/// The `_meta` of a request declaring the tasks extension (and elicitation).
+fn with_tasks() -> Value {
+    json!({"io.modelcontextprotocol/clientCapabilities": {
+        "elicitation": {},
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }})
+}
+
+/// A `tasks/*` request about `id`, declaring the extension, with its `Mcp-Name`.
+fn task_request(method: &str, id: &str, extra: Value) -> Http {
+    let mut params = json!({"taskId": id, "_meta": with_tasks()});
+    if let (Some(p), Value::Object(extra)) = (params.as_object_mut(), extra) {
+        p.extend(extra);
+    }
+    modern(method, params).with("Mcp-Name", id)
+}
+
+/// Creates a task of `tool` with `arguments` on `addr`; its id.
+async fn create_task(addr: SocketAddr, tool: &str, arguments: Value, auth: Option<&str>) -> String {
+    let mut call = modern(
+        "tools/call",
+        json!({"name": tool, "arguments": arguments, "_meta": with_tasks()}),
+    );
+    if let Some(auth) = auth {
+        call = call.with("Authorization", auth);
+    }
+    let got = send_http(&http_client(), addr, &call).await;
+    let body = got.json();
+    assert_eq!(body["result"]["resultType"], "task", "{}", got.excerpt());
+    body["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks() {
+    let config = mcp::tasks::TaskConfig::default()
+        .with_max_active_per_caller(3)
+        .with_max_result_bytes(4096);
+    let builder = || {
+        mcp::Server::builder(Tasked)
+            .tasks(config)
+            .listener_auth([ListenerAuth::basic([
+                ("alice", "alice-pw"),
+                ("bob", "bob-pw"),
+            ])])
+    };
+    let mut srv = Srv::new(serve(builder()).await, Eras::Both);
+    let (alice, bob) = (basic("alice", "alice-pw"), basic("bob", "bob-pw"));
+    srv.auth = Some(bob.clone());
+    let s = &srv;
+    // Alice fills her quota of active tasks; one of them waits for an answer.
+    let asking = create_task(s.addr, "ask", json!({}), Some(&alice)).await;
+    let mut held = vec![asking.clone()];
+    for _ in 0..2 {
+        held.push(create_task(s.addr, "slow", json!({}), Some(&alice)).await);
+    }
+    let http = http_client();
+    for _ in 0..100 {
+        let got = send_http(
+            &http,
+            s.addr,
+            &task_request("tasks/get", &asking, json!({})).with("Authorization", &alice),
+        )
+        .await;
+        if got.json()["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let as_alice = |h: Http| h.with("Authorization", &alice);
+    let as_bob = |h: Http| h.with("Authorization", &bob);
+    let mine = held[1].clone();
+    let unknown = "0".repeat(32);
+    let long_id = "f".repeat(4096);
+    let not_found = Expect::Rpc(200, -32602);
+    let cases = vec![
+        case(
+            "get: an unknown id",
+            s,
+            as_alice(task_request("tasks/get", &unknown, json!({}))),
+            not_found,
+        ),
+        case(
+            "get: another caller's task",
+            s,
+            as_bob(task_request("tasks/get", &mine, json!({}))),
+            not_found,
+        ),
+        case(
+            "update: another caller's task",
+            s,
+            as_bob(task_request(
+                "tasks/update",
+                &asking,
+                json!({"inputResponses": {"q": {"action": "accept", "content": {"ok": true}}}}),
+            )),
+            not_found,
+        ),
+        case(
+            "cancel: another caller's task",
+            s,
+            as_bob(task_request("tasks/cancel", &mine, json!({}))),
+            not_found,
+        ),
+        case(
+            "get: a 4 KiB id",
+            s,
+            as_alice(task_request("tasks/get", &long_id, json!({}))),
+            not_found,
+        ),
+        case(
+            "get: a numeric task id",
+            s,
+            as_alice(
+                modern("tasks/get", json!({"taskId": 7, "_meta": with_tasks()}))
+                    .with("Mcp-Name", "7"),
+            ),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "get: no task id",
+            s,
+            as_alice(modern("tasks/get", json!({"_meta": with_tasks()}))),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "get: without the extension",
+            s,
+            as_alice(modern("tasks/get", json!({"taskId": mine})).with("Mcp-Name", &mine)),
+            Expect::Rpc(400, -32021),
+        ),
+        case(
+            "get: an Mcp-Name naming another task",
+            s,
+            as_alice(task_request("tasks/get", &mine, json!({})).with("Mcp-Name", &unknown)),
+            Expect::Rpc(400, -32020),
+        ),
+        case(
+            "get: no Mcp-Name",
+            s,
+            as_alice(task_request("tasks/get", &mine, json!({})).without("Mcp-Name")),
+            Expect::Rpc(400, -32020),
+        ),
+        case(
+            "tasks/result is gone",
+            s,
+            as_alice(task_request("tasks/result", &mine, json!({})).without("Mcp-Name")),
+            Expect::Rpc(404, -32601),
+        ),
+        case(
+            "tasks/list is gone",
+            s,
+            as_alice(modern("tasks/list", json!({"_meta": with_tasks()}))),
+            Expect::Rpc(404, -32601),
+        ),
+        case(
+            "update: inputResponses missing",
+            s,
+            as_alice(task_request("tasks/update", &asking, json!({}))),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "update: inputResponses not an object",
+            s,
+            as_alice(task_request(
+                "tasks/update",
+                &asking,
+                json!({"inputResponses": ["q"]}),
+            )),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "update: an answer that is not an object",
+            s,
+            as_alice(task_request(
+                "tasks/update",
+                &asking,
+                json!({"inputResponses": {"q": "yes"}}),
+            )),
+            Expect::Rpc(200, -32602),
+        ),
+        case(
+            "update: a key never issued (ignored)",
+            s,
+            as_alice(task_request(
+                "tasks/update",
+                &asking,
+                json!({"inputResponses": {"zzz": {"action": "accept"}}}),
+            )),
+            Expect::Ok,
+        ),
+        case(
+            "a task over the per-caller limit",
+            s,
+            as_alice(modern(
+                "tools/call",
+                json!({"name": "slow", "arguments": {}, "_meta": with_tasks()}),
+            )),
+            Expect::Rpc(200, -32003),
+        ),
+        case(
+            "twenty concurrent creations over the limit",
+            s,
+            Wire::Many(
+                20,
+                Box::new(
+                    as_alice(modern(
+                        "tools/call",
+                        json!({"name": "slow", "arguments": {}, "_meta": with_tasks()}),
+                    ))
+                    .into(),
+                ),
+            ),
+            Expect::Rpc(200, -32003),
+        ),
+        case(
+            "a required task without the extension",
+            s,
+            as_bob(tool("big", json!({"bytes": 10}))),
+            Expect::Rpc(400, -32021),
+        ),
+        case(
+            "cancel: twice (idempotent)",
+            s,
+            as_alice(task_request("tasks/cancel", &held[2], json!({}))),
+            Expect::Ok,
+        ),
+    ];
+    run("tasks", &[s], cases).await;
+    // Cancelled again: still acknowledged.
+    let again = send_http(
+        &http,
+        s.addr,
+        &as_alice(task_request("tasks/cancel", &held[2], json!({}))),
+    )
+    .await;
+    assert_eq!(again.json()["result"]["resultType"], "complete");
+    // A result over the size cap fails its task with the reason, and nothing of it.
+    let big = create_task(s.addr, "big", json!({"bytes": 100_000}), Some(&bob)).await;
+    let failed = loop {
+        let got = send_http(
+            &http,
+            s.addr,
+            &as_bob(task_request("tasks/get", &big, json!({}))),
+        )
+        .await;
+        let task = got.json()["result"].clone();
+        if task["status"] != "working" {
+            break task;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"]["code"], -32603);
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than the 4096 bytes")
+    );
+    assert!(failed.get("result").is_none());
+    assert!(
+        failed.to_string().len() < 2048,
+        "the failed task carries none of the result"
+    );
 }

@@ -26,6 +26,7 @@ pub mod oauth_cli;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod rate;
+pub mod reports;
 pub mod shopping_cart;
 pub mod table_booking;
 pub mod weather;

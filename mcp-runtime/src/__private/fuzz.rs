@@ -540,7 +540,7 @@ pub fn listen_filter(data: &[u8]) {
         let uris = params["notifications"]
             .get("resourceSubscriptions")
             .and_then(Value::as_array);
-        match Listeners::open(&hub, &id, Some(&params), caller) {
+        match Listeners::open(&hub, &id, Some(&params), caller, false) {
             Ok(mut opened) => {
                 let ack: Value = serde_json::from_str(&opened.ack).expect("the ack is JSON");
                 assert_eq!(ack["params"]["_meta"][SUBSCRIPTION_ID], id);

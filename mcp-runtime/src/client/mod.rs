@@ -121,7 +121,7 @@ pub use progress::Progress;
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, ProcessError, StdioCommand, connect_stdio};
 pub use tasks::{TaskCall, TaskHandle};
 pub use transport::Transport;
-pub use typed::{CallError, TypedCall, TypedClient};
+pub use typed::{CallError, TypedCall, TypedClient, TypedTask};
 
 use cache::ToolCache;
 use exchange::Wire;

@@ -276,6 +276,37 @@ impl<T: Send + 'static> TypedCall<T> {
         self.into_future().await
     }
 
+    /// Runs the call declaring the tasks extension (see
+    /// [`CallBuilder::as_task`](super::CallBuilder::as_task)): the server may answer with a
+    /// task, which the returned [`TypedTask`] follows to the decoded output.
+    ///
+    /// ```no_run
+    /// # async fn run(c: mcp::client::Client) -> Result<(), mcp::client::CallError> {
+    /// # let call: mcp::client::TypedCall<String> = unimplemented!();
+    /// let mut task = call.as_task().await?;
+    /// if let Some(id) = task.id() {
+    ///     println!("running as task {id}");
+    /// }
+    /// let output = task.wait().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn as_task(self) -> Result<TypedTask<T>, CallError> {
+        let started = self.call?.as_task();
+        let started = match self.deadline {
+            Some(at) => tokio::time::timeout_at(at.into(), started)
+                .await
+                .map_err(|_| CallError::DeadlineExceeded {
+                    tool: self.tool.to_owned(),
+                })?,
+            None => started.await,
+        }?;
+        Ok(TypedTask {
+            call: started,
+            decode: self.decode,
+            tool: self.tool,
+        })
+    }
+
     /// The future of the call, its result read by `decode`; with `raw`, a failed tool is a
     /// result rather than [`CallError::Tool`].
     fn start<O>(self, decode: Decoder<O>, raw: bool) -> TypedFuture<O> {
@@ -300,6 +331,73 @@ impl<T: Send + 'static> IntoFuture for TypedCall<T> {
     fn into_future(self) -> TypedFuture<T> {
         let decode = self.decode;
         self.start(decode, false)
+    }
+}
+
+/// A typed call the server may run as a task ([`TypedCall::as_task`]): its handle, or the
+/// result it answered directly; [`wait`](Self::wait) decodes the output either way.
+pub struct TypedTask<T> {
+    call: super::TaskCall,
+    decode: Decoder<T>,
+    tool: &'static str,
+}
+
+impl<T> std::fmt::Debug for TypedTask<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedTask")
+            .field("tool", &self.tool)
+            .field("call", &self.call)
+            .finish()
+    }
+}
+
+impl<T> TypedTask<T> {
+    /// The task's id; `None` when the server answered directly.
+    pub fn id(&self) -> Option<&str> {
+        match &self.call {
+            super::TaskCall::Task(handle) => Some(handle.id()),
+            super::TaskCall::Complete(_) => None,
+        }
+    }
+
+    /// The task's handle (to poll, answer or cancel it by hand); `None` when the server
+    /// answered directly.
+    pub fn handle(&mut self) -> Option<&mut super::TaskHandle> {
+        match &mut self.call {
+            super::TaskCall::Task(handle) => Some(handle),
+            super::TaskCall::Complete(_) => None,
+        }
+    }
+
+    /// Follows the task to its end (see [`TaskHandle::wait`](super::TaskHandle::wait)) and
+    /// decodes the output; a failed tool is [`CallError::Tool`].
+    pub async fn wait(&mut self) -> Result<T, CallError> {
+        self.wait_with(|_| {}).await
+    }
+
+    /// [`wait`](Self::wait), calling `on_update` with every state polled.
+    pub async fn wait_with(
+        &mut self,
+        on_update: impl FnMut(&crate::protocol::Task),
+    ) -> Result<T, CallError> {
+        let result = match &mut self.call {
+            super::TaskCall::Task(handle) => handle.wait_with(on_update).await?,
+            super::TaskCall::Complete(result) => result.clone(),
+        };
+        if result.is_error() {
+            return Err(CallError::Tool {
+                tool: self.tool.to_owned(),
+                message: result.joined_text(),
+                result: Box::new(result),
+            });
+        }
+        self.decode
+            .decode(result)
+            .map_err(|reason| CallError::Decode {
+                tool: self.tool.to_owned(),
+                expected: std::any::type_name::<T>(),
+                reason,
+            })
     }
 }
 

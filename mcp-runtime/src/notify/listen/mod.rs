@@ -27,20 +27,7 @@ mod limits;
 pub(crate) use limits::{Caller, Limits, OverBound, URI_OVERHEAD};
 
 use super::{Change, Honourable};
-use crate::protocol::{
-    ClientCapabilities, ErrorCode, ErrorObject, JsonObject, TASKS_EXTENSION, TASKS_NOTIFICATION,
-    declares_tasks,
-};
-
-/// Whether a listen request's `_meta` declares the tasks extension in its client
-/// capabilities.
-fn declares_tasks_in(params: Option<&JsonObject>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"))
-        .and_then(|c| ClientCapabilities::deserialize(c).ok())
-        .is_some_and(|c| declares_tasks(&c))
-}
+use crate::protocol::{ErrorCode, ErrorObject, JsonObject, TASKS_EXTENSION, TASKS_NOTIFICATION};
 
 /// The `_meta` key stamping a listen stream's messages.
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -367,12 +354,14 @@ impl Listeners {
         self.lock().map.len()
     }
 
-    /// Opens a listener of `caller` for request `id` with `params` (the request's params).
+    /// Opens a listener of `caller` for request `id` with `params` (the request's params);
+    /// `tasks`: the request's client capabilities declare the tasks extension.
     pub(crate) fn open(
         hub: &Arc<super::Hub>,
         id: &Value,
         params: Option<&JsonObject>,
         caller: &Caller,
+        tasks: bool,
     ) -> Result<Opened, ErrorObject> {
         let this = &hub.listeners;
         if this.len() >= this.max {
@@ -387,7 +376,7 @@ impl Listeners {
         let requested = Requested::deserialize(notifications).map_err(|_| invalid_filter())?;
         if requested.task_ids.as_ref().is_some_and(|t| !t.is_empty())
             && hub.honourable.tasks
-            && !declares_tasks_in(params)
+            && !tasks
         {
             return Err(ErrorObject::new(
                 ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,

@@ -54,15 +54,16 @@ async fn the_ten_thousand_and_first_listener_is_refused() {
     let mut open = Vec::new();
     for i in 0..super::super::DEFAULT_MAX_LISTENERS {
         let caller = Caller::Connection(i as u64);
-        open.push(Listeners::open(&hub, &json!(i), params.as_object(), &caller).unwrap());
+        open.push(Listeners::open(&hub, &json!(i), params.as_object(), &caller, false).unwrap());
     }
     let caller = Caller::Anonymous;
-    let refused = Listeners::open(&hub, &json!("one more"), params.as_object(), &caller).err();
+    let refused =
+        Listeners::open(&hub, &json!("one more"), params.as_object(), &caller, false).err();
     assert_eq!(refused, Some(limit_reached()));
     assert_eq!(limit_reached().code, ErrorCode::INTERNAL_ERROR);
     assert_eq!(limit_reached().message, "Subscription limit reached");
     drop(open.pop());
-    assert!(Listeners::open(&hub, &json!("again"), params.as_object(), &caller).is_ok());
+    assert!(Listeners::open(&hub, &json!("again"), params.as_object(), &caller, false).is_ok());
 }
 
 /// `count` URIs of `len` bytes each, all different.
@@ -91,6 +92,7 @@ fn each_bound_refuses_with_its_setting_named() {
             &json!(id),
             json!({"notifications": filter}).as_object(),
             caller,
+            false,
         )
     };
     let a = Caller::Connection(1);
@@ -145,6 +147,7 @@ fn each_bound_refuses_with_its_setting_named() {
         &json!(long),
         json!({"notifications": big}).as_object(),
         &a,
+        false,
     )
     .unwrap();
     let cost = usage(&hub).2;
@@ -163,6 +166,7 @@ fn each_bound_refuses_with_its_setting_named() {
         &json!(long),
         json!({"notifications": big}).as_object(),
         &a,
+        false,
     );
     assert_eq!(
         message(refused),
@@ -176,6 +180,7 @@ fn each_bound_refuses_with_its_setting_named() {
         &json!(long),
         json!({"notifications": big}).as_object(),
         &b,
+        false,
     )
     .unwrap();
     let c = Caller::Connection(3);
@@ -184,6 +189,7 @@ fn each_bound_refuses_with_its_setting_named() {
         &json!(long),
         json!({"notifications": big}).as_object(),
         &c,
+        false,
     );
     assert_eq!(
         message(refused),
@@ -208,21 +214,21 @@ fn budgets_come_back_however_a_listener_ends() {
     let params =
         json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["a://x"]}});
     // Ended by the server (close_all), dropped for not reading, ended by the client.
-    let closed = Listeners::open(&hub, &json!(1), params.as_object(), &caller).unwrap();
+    let closed = Listeners::open(&hub, &json!(1), params.as_object(), &caller, false).unwrap();
     hub.listeners.close_all();
     assert_eq!(usage(&hub).0, 0);
     assert_eq!(usage(&hub).1, 1, "counted until its stream ends");
-    let overflowing = Listeners::open(&hub, &json!(2), params.as_object(), &caller).unwrap();
+    let overflowing = Listeners::open(&hub, &json!(2), params.as_object(), &caller, false).unwrap();
     hub.listeners.dispatch(&Change::ToolsListChanged);
     hub.listeners.dispatch(&Change::ToolsListChanged);
     assert!(overflowing.overflow.load(Ordering::Relaxed));
-    let plain = Listeners::open(&hub, &json!(3), params.as_object(), &caller).unwrap();
+    let plain = Listeners::open(&hub, &json!(3), params.as_object(), &caller, false).unwrap();
     assert!(usage(&hub).2 > 0);
     drop((closed, overflowing, plain));
     assert_eq!(usage(&hub), (0, 0, 0));
     // An empty honoured filter ends at once and is charged nothing.
     let empty = json!({"notifications": {"resourceSubscriptions": []}});
-    let opened = Listeners::open(&hub, &json!(4), empty.as_object(), &caller).unwrap();
+    let opened = Listeners::open(&hub, &json!(4), empty.as_object(), &caller, false).unwrap();
     assert!(opened.empty);
     assert_eq!(usage(&hub), (0, 0, 0));
 }
@@ -252,7 +258,7 @@ fn updates_match_through_the_set_and_the_ack_keeps_the_request_order() {
     let list = ["z://last", "a://first", "m://mid", "a://first"];
     let params = json!({"notifications": {"resourceSubscriptions": list}});
     let caller = Caller::Anonymous;
-    let opened = Listeners::open(&hub, &json!(1), params.as_object(), &caller).unwrap();
+    let opened = Listeners::open(&hub, &json!(1), params.as_object(), &caller, false).unwrap();
     let ack: Value = serde_json::from_str(&opened.ack).unwrap();
     assert_eq!(
         ack["params"]["notifications"]["resourceSubscriptions"],
@@ -282,8 +288,14 @@ fn a_full_queue_drops_the_listener_after_what_it_holds() {
         JsonObject::new(),
     );
     let params = json!({"notifications": {"toolsListChanged": true}});
-    let mut opened =
-        Listeners::open(&hub, &json!(1), params.as_object(), &Caller::Anonymous).unwrap();
+    let mut opened = Listeners::open(
+        &hub,
+        &json!(1),
+        params.as_object(),
+        &Caller::Anonymous,
+        false,
+    )
+    .unwrap();
     for _ in 0..3 {
         hub.listeners.dispatch(&Change::ToolsListChanged);
     }

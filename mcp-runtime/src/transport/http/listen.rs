@@ -56,7 +56,12 @@ fn caller(parts: &http::request::Parts) -> Caller {
 }
 
 /// Serves one `subscriptions/listen` request whose envelope and headers were checked.
-pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Parts) -> Response {
+pub(super) fn serve(
+    server: &Server,
+    request: Request,
+    parts: &http::request::Parts,
+    tasks: bool,
+) -> Response {
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
     let caller = caller(parts);
     #[cfg(feature = "otel")]
@@ -65,7 +70,7 @@ pub(super) fn serve(server: &Server, request: Request, parts: &http::request::Pa
             crate::dispatch::network_of(crate::dispatch::TransportKind::Http, Some(parts));
         o.listening(&request, &network, Some(&parts.headers))
     });
-    let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), &caller) {
+    let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), &caller, tasks) {
         Ok(o) => o,
         Err(error) => {
             #[cfg(feature = "otel")]

@@ -314,8 +314,9 @@ async fn single_message(
     }
     match route {
         Route::Reject(reply) => reply_response(&request.id, reply, &parts.headers),
-        Route::Modern(_) if request.method == "subscriptions/listen" => {
-            listen::serve(server, request, &parts)
+        Route::Modern(envelope) if request.method == "subscriptions/listen" => {
+            let tasks = crate::protocol::declares_tasks(&envelope.client_capabilities);
+            listen::serve(server, request, &parts, tasks)
         }
         Route::Modern(envelope) => {
             let envelope = *envelope;

@@ -23,6 +23,7 @@ pub(super) async fn serve(
     caller: &Caller,
     kind: crate::dispatch::TransportKind,
     request: Request,
+    tasks: bool,
 ) -> Option<AbortHandle> {
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
     #[cfg(feature = "otel")]
@@ -32,7 +33,7 @@ pub(super) async fn serve(
     });
     #[cfg(not(feature = "otel"))]
     let _ = kind;
-    let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), caller) {
+    let opened = match Listeners::open(server.hub(), &id, request.params.as_ref(), caller, tasks) {
         Ok(o) => o,
         Err(error) => {
             #[cfg(feature = "otel")]

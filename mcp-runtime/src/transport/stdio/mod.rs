@@ -520,10 +520,18 @@ impl Connection {
                 return;
             }
             Route::Initialize => return self.initialize(request).await,
-            Route::Modern(_) if request.method == "subscriptions/listen" => {
+            Route::Modern(envelope) if request.method == "subscriptions/listen" => {
                 self.listens.retain(|h| !h.is_finished());
-                if let Some(h) =
-                    listen::serve(&self.server, &self.link, &self.caller, self.kind, request).await
+                let tasks = crate::protocol::declares_tasks(&envelope.client_capabilities);
+                if let Some(h) = listen::serve(
+                    &self.server,
+                    &self.link,
+                    &self.caller,
+                    self.kind,
+                    request,
+                    tasks,
+                )
+                .await
                 {
                     self.listens.push(h);
                 }

@@ -58,6 +58,7 @@
 //! | [`MCP_501`] | A parameter the typed client cannot send (not `Serialize`, or a runtime parameter the macro reads otherwise than the compiler) | trait bound |
 //! | [`MCP_502`] | An output type the typed client cannot read (not `Deserialize`, or a `Result` under an alias) | trait bound |
 //! | [`MCP_503`] | A method of an `#[mcp::client]` trait that cannot be a typed call | syntactic |
+//! | [`MCP_601`] | An invalid `#[tool(task = "...")]` value | syntactic |
 //! | [`MCP_WARNING_202`] | A required `mcp::Session` parameter in auto protocol mode | deprecation warning |
 //! | [`MCP_WARNING_203`] | An `mcp::Session` parameter in modern protocol mode | deprecation warning |
 //! | [`MCP_WARNING_204`] | An optional `mcp::Session` parameter in auto protocol mode | deprecation warning |
@@ -69,7 +70,8 @@
 //! (`layer`, `timeout`, `rate_limit`, `concurrency`, `concurrency_per_caller`). The codes
 //! from MCP_501 up are those of the typed clients (`#[mcp::service(client)]`, an
 //! [`#[mcp::client]`](crate::attributes::client) trait); MCP_501 and MCP_502 are raised only
-//! in builds with the `client` feature, where the clients exist.
+//! in builds with the `client` feature, where the clients exist. MCP_601 is the tasks
+//! extension's `#[tool(task = "...")]` key.
 //!
 //! A macro cannot evaluate `#[cfg]`s. Rules that compare two methods (duplicate tool names,
 //! MCP_304, MCP_305, MCP_307) reason about them the same way for every kind: two methods
@@ -203,6 +205,9 @@ pub struct MCP_502;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_503.md")]
 pub struct MCP_503;
+
+#[doc = include_str!("../../docs/diagnostics/MCP_601.md")]
+pub struct MCP_601;
 
 #[doc = include_str!("../../docs/diagnostics/MCP_WARNING_202.md")]
 pub struct MCP_WARNING_202;

@@ -70,7 +70,8 @@ impl TaskCall {
 pub struct TaskHandle {
     client: Client,
     tool: String,
-    task: Task,
+    /// Boxed: a handle moves through [`TaskCall`] and futures.
+    task: Box<Task>,
     /// Input request keys already answered (a poll repeats them until the server moves on).
     answered: BTreeSet<String>,
 }
@@ -80,7 +81,7 @@ impl TaskHandle {
         Self {
             client,
             tool,
-            task,
+            task: Box::new(task),
             answered: BTreeSet::new(),
         }
     }
@@ -102,7 +103,7 @@ impl TaskHandle {
 
     /// Polls once (`tasks/get`) and returns the new state.
     pub async fn refresh(&mut self) -> Result<&Task, ClientError> {
-        self.task = self.client.get_task(self.id()).await?;
+        *self.task = self.client.get_task(self.id()).await?;
         Ok(&self.task)
     }
 

@@ -15,7 +15,10 @@
 //! The kinds `tool`, `read` and `prompt` (and `tool-legacy`, `read-legacy`,
 //! `prompt-legacy`) drive a basic service whose tool, resource template and prompt do the
 //! same work (echo one string), so their figures compare the dispatch of `tools/call`,
-//! `resources/read` and `prompts/get`.
+//! `resources/read` and `prompts/get`. `task` calls the same echo as a task-capable tool
+//! from a client that declares the tasks extension (a task created in memory, settled and
+//! answered as a handle), `task-plain` calls it without the extension (a plain call of a
+//! task-capable tool).
 
 use http_body_util::BodyExt as _;
 use mcp_examples::bench::{Kind, bare_router};
@@ -28,6 +31,12 @@ struct Same;
 impl Same {
     /// Echo.
     pub fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Echo, as a task when the client declares the tasks extension.
+    #[tool(task = "optional")]
+    pub fn echo_task(&self, text: String) -> String {
         text
     }
 
@@ -66,7 +75,17 @@ fn feature_request(kind: &str) -> Option<http::Request<axum::body::Body>> {
             "echo",
             serde_json::json!({"name": "echo", "arguments": {"text": "hello"}}),
         ),
+        "task" | "task-plain" => (
+            "tools/call",
+            "echo_task",
+            serde_json::json!({"name": "echo_task", "arguments": {"text": "hello"}}),
+        ),
         _ => return None,
+    };
+    let capabilities = if base == "task" {
+        serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        serde_json::json!({})
     };
     let mut params = params;
     let mut builder = http::Request::post("/mcp")
@@ -78,7 +97,7 @@ fn feature_request(kind: &str) -> Option<http::Request<axum::body::Body>> {
         params["_meta"] = serde_json::json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "instr", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}
+            "io.modelcontextprotocol/clientCapabilities": capabilities
         });
         builder = builder
             .header("mcp-protocol-version", "2026-07-28")
@@ -270,9 +289,14 @@ fn features(kind: &str, n: usize) {
             );
             let body = response.into_body().collect().await.map(|b| b.to_bytes());
             let body = body.unwrap_or_default();
+            let expected: &[u8] = if kind == "task" {
+                b"\"resultType\":\"task\""
+            } else {
+                b"hello"
+            };
             assert!(
                 !body.windows(7).any(|w| w == b"\"error\"")
-                    && body.windows(5).any(|w| w == b"hello"),
+                    && body.windows(expected.len()).any(|w| w == expected),
                 "{kind}: {}",
                 String::from_utf8_lossy(&body)
             );

@@ -358,3 +358,57 @@ async fn a_listen_stream_hears_its_tasks() {
     let body: Value = refused.json().await.unwrap();
     assert_eq!(body["error"]["code"], -32021, "{body}");
 }
+
+#[tokio::test]
+async fn a_listen_stream_hears_a_task_running_on_another_replica() {
+    use interop_support::TestServer;
+    use mcp_examples::reports::Reports;
+    // Two replicas sharing a bus and a task store (in one process; across processes the
+    // same holds with RedisBus and RedisTaskStore).
+    let bus = mcp::notify::InProcessBus::new();
+    let store = mcp::tasks::MemoryTaskStore::new();
+    let replica = |bus: mcp::notify::InProcessBus, store: mcp::tasks::MemoryTaskStore| {
+        move |_| {
+            mcp::Server::builder(Reports::new(Duration::from_millis(100)))
+                .event_bus(bus)
+                .task_store(store)
+        }
+    };
+    let a = TestServer::start(replica(bus.clone(), store.clone())).await;
+    let b = TestServer::start(replica(bus, store)).await;
+    let created: Value = modern_post(
+        &a.url,
+        "tools/call",
+        json!({"name": "generate_report", "arguments": {"topic": "elsewhere", "sections": 3}}),
+        Some("generate_report"),
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mut stream = modern_post(
+        &b.url,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [id]}}),
+        None,
+    )
+    .send()
+    .await
+    .unwrap();
+    let events = read_events(&mut stream, |e| {
+        e["method"] == "notifications/tasks" && e["params"]["status"] == "completed"
+    })
+    .await;
+    let last = events.last().unwrap();
+    assert_eq!(last["params"]["taskId"], json!(id), "{events:#?}");
+    assert_eq!(
+        last["params"]["result"]["structuredContent"]["topic"],
+        "elsewhere"
+    );
+}

@@ -653,6 +653,7 @@ impl ServerBuilder {
                 .unwrap_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::new())),
             self.tasks,
         ));
+        hub.set_task_reader(super::tasks::Tasks::reader(&tasks));
         let inner = Arc::new_cyclic(|weak| Inner {
             tasks,
             signer,

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -59,6 +60,23 @@ pub enum TaskSupport {
 /// What a future running one round of a task produces.
 type Outcome = talk::Outcome;
 
+/// What a round's outcome makes of its task.
+enum Next {
+    Done(Box<RawValue>),
+    Failed(ErrorObject),
+    Input(JsonObject, Option<String>),
+}
+
+/// Polls `future` once, without a timer or a real waker: a future still pending is then
+/// moved into a task of its own, whose first poll registers the task's waker.
+fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> Option<F::Output> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::pin::Pin::new(future).poll(&mut cx) {
+        std::task::Poll::Ready(v) => Some(v),
+        std::task::Poll::Pending => None,
+    }
+}
+
 /// A task's record: what the store keeps as its data.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Record {
@@ -96,8 +114,9 @@ struct Record {
     /// The tool's request state for the next round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     state: Option<String>,
+    /// The result, as the tool's round serialized it (read back only by `tasks/get`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<JsonObject>,
+    result: Option<Box<RawValue>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<ErrorObject>,
     /// The replica running the task and until when its claim holds (ms since the epoch).
@@ -116,6 +135,14 @@ impl Record {
         self.lease = None;
     }
 
+    /// The `DetailedTask` of `notifications/tasks` (no `resultType`).
+    fn detailed(&self, id: &str) -> Option<JsonObject> {
+        match serde_json::to_value(self.to_task(id, true)) {
+            Ok(Value::Object(task)) => Some(task),
+            _ => None,
+        }
+    }
+
     /// The wire task: `detailed` adds `inputRequests`, `result` and `error`.
     fn to_task(&self, id: &str, detailed: bool) -> Task {
         let input = self.status == TaskStatus::InputRequired;
@@ -128,7 +155,11 @@ impl Record {
             ttl_ms: self.ttl,
             poll_interval_ms: Some(self.poll),
             input_requests: (detailed && input).then(|| self.pending.clone()),
-            result: self.result.clone().filter(|_| detailed),
+            result: self
+                .result
+                .as_ref()
+                .filter(|_| detailed)
+                .and_then(|r| serde_json::from_str(r.get()).ok()),
             error: self.error.clone().filter(|_| detailed),
             result_type: None,
             meta: None,
@@ -169,6 +200,18 @@ impl Tasks {
             runner: new_task_id(),
             running: Mutex::default(),
         }
+    }
+
+    /// How the notification hub reads a task another replica changed.
+    pub(crate) fn reader(tasks: &Arc<Self>) -> crate::notify::TaskReader {
+        let tasks = Arc::clone(tasks);
+        Arc::new(move |id: String| {
+            let tasks = Arc::clone(&tasks);
+            Box::pin(async move {
+                let (_, record) = tasks.load(&id).await.ok()??;
+                record.detailed(&id)
+            })
+        })
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
@@ -404,6 +447,7 @@ impl Server {
             Ok(d) => d,
             Err(e) => return Reply::in_band(internal(&e.to_string())),
         };
+        let mut record = record;
         let max = if who.is_some() {
             config.max_active_per_caller
         } else {
@@ -421,37 +465,64 @@ impl Server {
             return Reply::in_band(store_error(e));
         }
         let token = CancellationToken::new();
-        tasks.running().insert(id.clone(), token.clone());
         let (call, task_cx) = self.task_context(&cx, &id, token.clone());
         let mut round = self.round(params, task_cx, call);
         let caps = cx.client_capabilities.clone();
-        match tokio::time::timeout(config.sync_window, &mut round).await {
-            Ok(Ok(CallToolResponse::InputRequired(r))) if r.before_task => {
-                tasks.running().remove(&id);
+        let early = if config.sync_window.is_zero() {
+            // The tool runs until it first waits (no timer for a zero window).
+            poll_once(&mut round)
+        } else {
+            tokio::time::timeout(config.sync_window, &mut round)
+                .await
+                .ok()
+        };
+        match early {
+            Some(Ok(CallToolResponse::InputRequired(r))) if r.before_task => {
                 // The handle was never sent: the record is closed and never shown.
-                let _ = tasks
-                    .update(&id, |r| {
-                        r.finish(TaskStatus::Cancelled, None);
-                        true
-                    })
-                    .await;
+                record.finish(TaskStatus::Cancelled, None);
+                self.store_settled(&id, &record).await;
                 return before_task(r);
             }
-            Ok(outcome) => {
-                tasks.running().remove(&id);
-                self.settle_round(&id, outcome, &caps).await;
+            Some(outcome) => {
+                // Nobody else knows the id yet: the round's end replaces version 1 as is.
+                let next = self.next_of(outcome, &caps);
+                if Self::apply(&mut record, &next) {
+                    record.updated = now_ms().max(record.updated);
+                    self.store_settled(&id, &record).await;
+                    self.announce_task(&id, &record);
+                }
             }
-            Err(_) => self.spawn_round(id.clone(), round, token, caps),
+            None => {
+                tasks.running().insert(id.clone(), token.clone());
+                self.spawn_round(id.clone(), round, token, caps);
+            }
         }
-        match tasks.load(&id).await {
-            Ok(Some((_, record))) => {
-                let mut task = record.to_task(&id, false);
-                task.result_type = Some(ResultType::Task);
-                task.meta = Some(self.stamp(None));
-                Reply::result(&task)
-            }
-            Ok(None) => Reply::in_band(internal("Internal error: the task vanished")),
-            Err(e) => Reply::in_band(e),
+        let mut task = record.to_task(&id, false);
+        task.result_type = Some(ResultType::Task);
+        task.meta = Some(self.stamp(None));
+        Reply::result(&task)
+    }
+
+    /// Replaces version 1 of task `id`, created by this request and not yet shown to
+    /// anyone, with `record`.
+    async fn store_settled(&self, id: &str, record: &Record) {
+        let tasks = self.tasks();
+        let data = match serde_json::to_string(record) {
+            Ok(d) => d,
+            Err(e) => return tracing::error!(error = %e, "cannot serialize a task"),
+        };
+        let next = StoredTask::new(
+            id,
+            record.owner.clone(),
+            2,
+            !record.status.is_terminal(),
+            None,
+            data,
+        );
+        match tasks.store.replace(next, 1).await {
+            Ok(true) => {}
+            Ok(false) => tracing::error!("a task changed before its creator answered"),
+            Err(e) => tracing::error!(error = %e, "cannot record a task's first round"),
         }
     }
 
@@ -515,31 +586,19 @@ impl Server {
         }
     }
 
-    /// Records how a round ended: the result, the failure, or the next input requests.
-    /// A task that reached a terminal status meanwhile (cancelled) keeps it.
-    async fn settle_round(&self, id: &str, outcome: Outcome, caps: &ClientCapabilities) {
-        let tasks = self.tasks();
-        let max = tasks.config.max_result_bytes;
-        enum Next {
-            Done(JsonObject),
-            Failed(ErrorObject),
-            Input(JsonObject, Option<String>),
-        }
-        let next = match outcome {
+    /// What a round's outcome makes of its task.
+    fn next_of(&self, outcome: Outcome, caps: &ClientCapabilities) -> Next {
+        let max = self.tasks().config.max_result_bytes;
+        match outcome {
             Ok(CallToolResponse::Complete(mut result)) => {
                 result.result_type = None;
-                match serde_json::to_value(&result) {
-                    Ok(Value::Object(o)) => {
-                        let size = serde_json::to_string(&o).map_or(0, |s| s.len());
-                        if size > max {
-                            Next::Failed(internal(&format!(
-                                "The tool's result is {size} bytes, more than the {max} bytes a task keeps"
-                            )))
-                        } else {
-                            Next::Done(o)
-                        }
-                    }
-                    _ => Next::Failed(internal("Internal error")),
+                match serde_json::value::to_raw_value(&result) {
+                    Ok(raw) if raw.get().len() > max => Next::Failed(internal(&format!(
+                        "The tool's result is {} bytes, more than the {max} bytes a task keeps",
+                        raw.get().len()
+                    ))),
+                    Ok(raw) => Next::Done(raw),
+                    Err(_) => Next::Failed(internal("Internal error")),
                 }
             }
             Ok(CallToolResponse::InputRequired(mut r)) => {
@@ -552,45 +611,54 @@ impl Server {
                 }
             }
             Err(reply) => Next::Failed(error_of(reply)),
-        };
-        let result = tasks
-            .update(id, |r| {
-                if r.status.is_terminal() {
-                    return false;
+        }
+    }
+
+    /// Applies `next` to `record`; `false` when the task reached a terminal status first
+    /// (cancelled): it keeps it.
+    fn apply(record: &mut Record, next: &Next) -> bool {
+        let r = record;
+        if r.status.is_terminal() {
+            return false;
+        }
+        match next {
+            Next::Done(result) => {
+                r.finish(TaskStatus::Completed, None);
+                r.result = Some(result.clone());
+            }
+            Next::Failed(error) => {
+                r.finish(TaskStatus::Failed, Some(error.message.clone()));
+                r.error = Some(error.clone());
+            }
+            Next::Input(requests, state) => {
+                r.status = TaskStatus::InputRequired;
+                r.message = None;
+                r.lease = None;
+                r.answers.clear();
+                r.pending.clear();
+                r.keys.clear();
+                r.state = state.clone();
+                for (key, request) in requests {
+                    let mut wire = key.clone();
+                    let mut n = r.rounds;
+                    while r.issued.contains(&wire) {
+                        wire = format!("{key}~{n}");
+                        n += 1;
+                    }
+                    r.issued.insert(wire.clone());
+                    r.keys.insert(wire.clone(), key.clone());
+                    r.pending.insert(wire, request.clone());
                 }
-                match &next {
-                    Next::Done(result) => {
-                        r.finish(TaskStatus::Completed, None);
-                        r.result = Some(result.clone());
-                    }
-                    Next::Failed(error) => {
-                        r.finish(TaskStatus::Failed, Some(error.message.clone()));
-                        r.error = Some(error.clone());
-                    }
-                    Next::Input(requests, state) => {
-                        r.status = TaskStatus::InputRequired;
-                        r.message = None;
-                        r.lease = None;
-                        r.answers.clear();
-                        r.pending.clear();
-                        r.keys.clear();
-                        r.state = state.clone();
-                        for (key, request) in requests {
-                            let mut wire = key.clone();
-                            let mut n = r.rounds;
-                            while r.issued.contains(&wire) {
-                                wire = format!("{key}~{n}");
-                                n += 1;
-                            }
-                            r.issued.insert(wire.clone());
-                            r.keys.insert(wire.clone(), key.clone());
-                            r.pending.insert(wire, request.clone());
-                        }
-                    }
-                }
-                true
-            })
-            .await;
+            }
+        }
+        true
+    }
+
+    /// Records how a round ended: the result, the failure, or the next input requests.
+    /// A task that reached a terminal status meanwhile (cancelled) keeps it.
+    async fn settle_round(&self, id: &str, outcome: Outcome, caps: &ClientCapabilities) {
+        let next = self.next_of(outcome, caps);
+        let result = self.tasks().update(id, |r| Self::apply(r, &next)).await;
         match result {
             Ok(Some((record, true))) => self.announce_task(id, &record),
             Ok(_) => {}
@@ -600,10 +668,8 @@ impl Server {
 
     /// Tells `notifications/tasks` listeners of task `id` its new state.
     fn announce_task(&self, id: &str, record: &Record) {
-        let task = record.to_task(id, true);
-        if let Ok(Value::Object(task)) = serde_json::to_value(&task) {
-            self.hub().announce_task(id, &record.owner, task);
-        }
+        self.hub()
+            .announce_task(id, &record.owner, || record.detailed(id));
     }
 
     /// `tasks/get`, `tasks/update`, `tasks/cancel` (modern requests).

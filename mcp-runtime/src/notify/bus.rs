@@ -70,12 +70,9 @@ pub(crate) enum BusEvent {
     },
     /// A tool of a basic service was enabled or disabled at run time.
     ToolEnabled { name: String, enabled: bool },
-    /// A task changed (`notifications/tasks` to the listeners of its owner that named it).
-    TaskStatus {
-        task_id: String,
-        owner: String,
-        task: crate::protocol::JsonObject,
-    },
+    /// A task changed: replicas with listeners of its owner that named it read it from the
+    /// task store and send them `notifications/tasks`.
+    TaskChanged { task_id: String, owner: String },
 }
 
 impl std::fmt::Debug for BusEvent {
@@ -103,10 +100,9 @@ impl std::fmt::Debug for BusEvent {
                 .field("name", name)
                 .field("enabled", enabled)
                 .finish(),
-            Self::TaskStatus { task_id, task, .. } => f
-                .debug_struct("TaskStatus")
+            Self::TaskChanged { task_id, .. } => f
+                .debug_struct("TaskChanged")
                 .field("task_id", &Redacted::fingerprint(task_id))
-                .field("status", &task.get("status"))
                 .finish_non_exhaustive(),
         }
     }

@@ -103,7 +103,13 @@ pub(crate) struct Hub {
     pub(crate) listeners: listen::Listeners,
     server_info_meta: JsonObject,
     disabled: RwLock<HashSet<String>>,
+    /// Reads a task's `DetailedTask` from the server's task store.
+    task_reader: std::sync::OnceLock<TaskReader>,
 }
+
+/// How a hub reads a task another replica changed.
+pub(crate) type TaskReader =
+    Arc<dyn Fn(String) -> crate::base::BoxFuture<'static, Option<JsonObject>> + Send + Sync>;
 
 impl Hub {
     /// A hub on `settings`' bus (a fresh in-process one by default), subscribed to it.
@@ -132,6 +138,7 @@ impl Hub {
             ),
             server_info_meta,
             disabled: RwLock::default(),
+            task_reader: std::sync::OnceLock::new(),
         });
         let weak: Weak<Self> = Arc::downgrade(&hub);
         bus.subscribe(Arc::new(move |message: BusMessage| {
@@ -148,11 +155,14 @@ impl Hub {
     }
 
     /// A message from the bus.
-    fn receive(&self, message: BusMessage) {
+    fn receive(self: &Arc<Self>, message: BusMessage) {
         if message.origin == self.origin {
             return;
         }
-        self.apply(message.event);
+        match message.event {
+            BusEvent::TaskChanged { task_id, owner } => self.remote_task_changed(task_id, owner),
+            event => self.apply(event),
+        }
     }
 
     /// Applies an event to this replica's clients.
@@ -180,21 +190,53 @@ impl Hub {
                 }
             }
             BusEvent::ToolEnabled { name, enabled } => self.set_enabled(&name, enabled),
-            BusEvent::TaskStatus {
-                task_id,
-                owner,
-                task,
-            } => self.listeners.dispatch_task(&task_id, &owner, task),
+            // Handled by `receive` (it reads the task first); never applied locally.
+            BusEvent::TaskChanged { .. } => {}
         }
     }
 
-    /// Tells the listeners of task `id` (owned by `owner`) its new state, `task` (a
-    /// `DetailedTask`), on every replica.
-    pub(crate) fn announce_task(&self, id: &str, owner: &str, task: JsonObject) {
-        self.announce(BusEvent::TaskStatus {
-            task_id: id.to_owned(),
-            owner: owner.to_owned(),
-            task,
+    /// Tells the listeners of task `id` (owned by `owner`) its new state: here with
+    /// `detail()` (the `DetailedTask`, built only when a listener here wants it), on the
+    /// other replicas through the bus (they read the task from the shared store).
+    pub(crate) fn announce_task(
+        &self,
+        id: &str,
+        owner: &str,
+        detail: impl FnOnce() -> Option<JsonObject>,
+    ) {
+        if self.listeners.wants_task(id, owner)
+            && let Some(task) = detail()
+        {
+            self.listeners.dispatch_task(id, owner, task);
+        }
+        self.publisher.publish(BusMessage {
+            origin: self.origin.clone(),
+            event: BusEvent::TaskChanged {
+                task_id: id.to_owned(),
+                owner: owner.to_owned(),
+            },
+        });
+    }
+
+    /// Sets how this replica reads a task another replica changed (the server's task
+    /// store).
+    pub(crate) fn set_task_reader(&self, reader: TaskReader) {
+        let _ = self.task_reader.set(reader);
+    }
+
+    /// A task changed on another replica: listeners here that want it get its state.
+    fn remote_task_changed(self: &Arc<Self>, id: String, owner: String) {
+        if !self.listeners.wants_task(&id, &owner) {
+            return;
+        }
+        let Some(read) = self.task_reader.get().cloned() else {
+            return;
+        };
+        let hub = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Some(task) = read(id.clone()).await {
+                hub.listeners.dispatch_task(&id, &owner, task);
+            }
         });
     }
 

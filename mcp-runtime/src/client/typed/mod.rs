@@ -293,11 +293,11 @@ impl<T: Send + 'static> TypedCall<T> {
     pub async fn as_task(self) -> Result<TypedTask<T>, CallError> {
         let started = self.call?.as_task();
         let started = match self.deadline {
-            Some(at) => tokio::time::timeout_at(at, started)
-                .await
-                .map_err(|_| CallError::DeadlineExceeded {
+            Some(at) => tokio::time::timeout_at(at, started).await.map_err(|_| {
+                CallError::DeadlineExceeded {
                     tool: self.tool.to_owned(),
-                })?,
+                }
+            })?,
             None => started.await,
         }?;
         Ok(TypedTask {

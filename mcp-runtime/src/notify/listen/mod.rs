@@ -512,6 +512,14 @@ impl Listeners {
         });
     }
 
+    /// Whether a listener of `owner` here asked for task `id`.
+    pub(crate) fn wants_task(&self, id: &str, owner: &str) -> bool {
+        self.lock()
+            .map
+            .values()
+            .any(|e| e.id.is_some() && *e.owner == *owner && e.filter.tasks.contains(id))
+    }
+
     /// Queues `notifications/tasks` with `task` for the listeners of task `id` whose caller
     /// is `owner`.
     pub(crate) fn dispatch_task(&self, id: &str, owner: &str, task: JsonObject) {

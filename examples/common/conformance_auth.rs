@@ -4,7 +4,9 @@
 //! identity provider), then a generic session: connect, list the tools, call each one.
 //!
 //! The suite's authorization servers approve at once and redirect to the client's
-//! redirect URI, so the code flow runs with [`ProgrammaticAuthorization`].
+//! redirect URI, so the code flow runs with [`ProgrammaticAuthorization`]. DPoP
+//! (`auth/dpop*`) needs no configuration: the client binds its tokens whenever the
+//! authorization server advertises ES256 proofs.
 
 use mcp::Implementation;
 use mcp::client::oauth::{

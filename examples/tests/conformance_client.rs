@@ -6,7 +6,7 @@
 //! state), and the `auth/*`
 //! scenarios (client OAuth: discovery, the code flow with PKCE, registrations, scopes and
 //! step-up, client credentials, back-compat, RFC 9207 `iss` and metadata issuer checks,
-//! authorization server migration). A scenario passes only with no
+//! authorization server migration, DPoP). A scenario passes only with no
 //! failed check and no warning. Needs `npm ci` in `interop/`.
 
 mod interop_support;
@@ -67,6 +67,12 @@ const SCENARIOS: &[&str] = &[
     // SEP-2352: the resource moves to another authorization server; the client registers
     // and authorizes there, and presents nothing from the old one.
     "auth/authorization-server-migration",
+    // SEP-1932 / RFC 9449: the authorization server advertises ES256 DPoP proofs, so the
+    // client binds its token to its own key (a proof at the token endpoint) and presents it
+    // with the `DPoP` scheme and a fresh proof (`ath`) per request; `-nonce`: both servers
+    // ask for a nonce with `use_dpop_nonce`, and the client retries once with it.
+    "auth/dpop",
+    "auth/dpop-nonce",
     // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
     // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
     // is not implemented yet.

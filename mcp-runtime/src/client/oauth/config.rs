@@ -5,6 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::client_auth::ClientAuth;
+use super::dpop::{DpopKey, DpopPolicy};
 use super::error::OAuthError;
 use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
 use super::id_jag::IdentityAssertionContext;
@@ -157,6 +158,9 @@ pub(crate) enum Grant {
 /// with the configured grant and retries; on a `403 insufficient_scope` it asks for the
 /// union of its scopes and the challenge's (step-up), at most three times per request.
 ///
+/// Tokens are DPoP-bound (RFC 9449) when the authorization server advertises ES256 DPoP
+/// proofs: see [`dpop`](Self::dpop).
+///
 /// ```
 /// use mcp::client::ClientConfig;
 /// use mcp::client::oauth::{ClientAuth, ClientRegistration, OAuthConfig, ProgrammaticAuthorization};
@@ -179,6 +183,8 @@ pub struct OAuthConfig {
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) offline_access: bool,
+    pub(crate) dpop: DpopPolicy,
+    pub(crate) dpop_key: Option<DpopKey>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -192,6 +198,8 @@ impl std::fmt::Debug for OAuthConfig {
             .field("grant", &grant)
             .field("scopes", &self.scopes)
             .field("offline_access", &self.offline_access)
+            .field("dpop", &self.dpop)
+            .field("dpop_key", &self.dpop_key)
             .finish_non_exhaustive()
     }
 }
@@ -203,6 +211,8 @@ impl OAuthConfig {
             scopes: None,
             store: Arc::new(MemoryTokenStore::new()),
             offline_access: true,
+            dpop: DpopPolicy::default(),
+            dpop_key: None,
         }
     }
 
@@ -268,6 +278,32 @@ impl OAuthConfig {
     /// authorization server lists it in `scopes_supported` (default `true`).
     pub fn offline_access(mut self, enabled: bool) -> Self {
         self.offline_access = enabled;
+        self
+    }
+
+    /// When tokens are DPoP-bound (RFC 9449, SEP-1932). The default,
+    /// [`DpopPolicy::Auto`], asks for them when the authorization server advertises ES256
+    /// in `dpop_signing_alg_values_supported` (or the resource requires them): every token
+    /// request then carries a proof of the client's key, and a `DPoP` token goes to the
+    /// server with the `DPoP` scheme and a fresh proof per request (`ath`, and the nonce a
+    /// server asks for with `use_dpop_nonce`, retried once).
+    ///
+    /// ```
+    /// use mcp::client::oauth::{ClientAuth, DpopPolicy, OAuthConfig};
+    ///
+    /// let oauth = OAuthConfig::client_credentials("svc", ClientAuth::client_secret("s3cret"))
+    ///     .dpop(DpopPolicy::Required);
+    /// # drop(oauth);
+    /// ```
+    pub fn dpop(mut self, policy: DpopPolicy) -> Self {
+        self.dpop = policy;
+        self
+    }
+
+    /// The key new DPoP-bound tokens are bound to (default: each client generates one
+    /// when it first needs it). A stored token keeps its own key ([`StoredToken::dpop_key`](super::StoredToken::dpop_key)).
+    pub fn dpop_key(mut self, key: DpopKey) -> Self {
+        self.dpop_key = Some(key);
         self
     }
 }

@@ -144,8 +144,16 @@ pub async fn exchange_id_token_for_id_jag(
     if !scope.is_empty() {
         params.push(("scope", &scope));
     }
-    let response =
-        token::request(&http, &token_endpoint, &client, &idp.issuer, &params, false).await?;
+    let response = token::request(
+        &http,
+        &token_endpoint,
+        &client,
+        &idp.issuer,
+        &params,
+        token::Expect::Any,
+        None,
+    )
+    .await?;
     Ok(response.access_token)
 }
 

@@ -1,6 +1,6 @@
 //! Client OAuth: discovery (RFC 9728, RFC 8414, OpenID), the authorization code grant with
 //! PKCE, client credentials, enterprise-managed authorization (ID-JAG), refresh and
-//! step-up, with tokens kept behind a [`TokenStore`].
+//! step-up, DPoP-bound tokens (RFC 9449), with tokens kept behind a [`TokenStore`].
 //!
 //! Configure it with [`ClientConfig::oauth`](crate::client::ClientConfig::oauth); the
 //! client then answers `401` and `403 insufficient_scope` challenges itself. A token is
@@ -11,6 +11,7 @@
 mod client_auth;
 mod config;
 mod discovery;
+mod dpop;
 mod error;
 mod handler;
 mod http;
@@ -20,10 +21,13 @@ mod store;
 mod token;
 
 #[cfg(test)]
+mod dpop_tests;
+#[cfg(test)]
 mod tests;
 
 pub use client_auth::ClientAuth;
 pub use config::{AssertionProvider, ClientRegistration, OAuthConfig};
+pub use dpop::{DpopKey, DpopPolicy};
 pub use error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
 pub use handler::{AuthorizationHandler, LoopbackBrowser, ProgrammaticAuthorization};
 pub use id_jag::{IdentityAssertionContext, IdentityProviderConfig, exchange_id_token_for_id_jag};

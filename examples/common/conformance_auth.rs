@@ -10,8 +10,9 @@
 
 use mcp::Implementation;
 use mcp::client::oauth::{
-    ClientAuth, ClientRegistration, IdentityAssertionContext, IdentityProviderConfig, OAuthConfig,
-    ProgrammaticAuthorization, exchange_id_token_for_id_jag,
+    AssertionSource, ClientAuth, ClientRegistration, IdentityAssertionContext,
+    IdentityProviderConfig, OAuthConfig, ProgrammaticAuthorization, WorkloadIdentity,
+    exchange_id_token_for_id_jag,
 };
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
 use serde_json::Value;
@@ -59,6 +60,11 @@ pub fn oauth_config(scenario: &str, context: &Value) -> Result<OAuthConfig, BoxE
                 &field(context, "signing_algorithm")?,
             )?,
         ),
+        // SEP-1933: the workload's JWT (issued for the authorization server) with the
+        // JWT-bearer grant, no registered client.
+        "auth/wif-jwt-bearer" => OAuthConfig::workload_identity(WorkloadIdentity::new(
+            AssertionSource::value(field(context, "valid_jwt")?),
+        )),
         "auth/cross-app-access-complete-flow" => {
             let idp = IdentityProviderConfig::new(
                 field(context, "idp_issuer")?,

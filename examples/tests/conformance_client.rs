@@ -3,11 +3,11 @@
 //! defaults applied by the client (SEP-1034) and a response stream resumed with
 //! `Last-Event-ID` after the server's `retry` delay (SEP-1699), the 2026-07-28 scenarios
 //! (request `_meta` and version header, `Mcp-*` headers, schema preservation, request
-//! state), and the `auth/*`
-//! scenarios (client OAuth: discovery, the code flow with PKCE, registrations, scopes and
-//! step-up, client credentials, back-compat, RFC 9207 `iss` and metadata issuer checks,
-//! authorization server migration, DPoP). A scenario passes only with no
-//! failed check and no warning. Needs `npm ci` in `interop/`.
+//! state), and the `auth/*` scenarios (client OAuth: discovery, the code flow with PKCE,
+//! registrations, scopes and step-up, client credentials, back-compat, RFC 9207 `iss` and
+//! metadata issuer checks, authorization server migration, DPoP, workload identity
+//! federation). A scenario passes only with no failed check and no warning. Needs `npm ci`
+//! in `interop/`.
 
 mod interop_support;
 
@@ -73,6 +73,9 @@ const SCENARIOS: &[&str] = &[
     // ask for a nonce with `use_dpop_nonce`, and the client retries once with it.
     "auth/dpop",
     "auth/dpop-nonce",
+    // SEP-1933: workload identity federation, the workload's JWT with the JWT-bearer grant
+    // (RFC 7523) and no registered client.
+    "auth/wif-jwt-bearer",
     // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
     // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
     // is not implemented yet.

@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use super::assertion::WorkloadIdentity;
 use super::client_auth::ClientAuth;
 use super::dpop::{DpopKey, DpopPolicy};
 use super::error::OAuthError;
@@ -149,6 +150,7 @@ pub(crate) enum Grant {
         client: ClientRegistration,
         provider: Arc<dyn DynAssertionProvider>,
     },
+    WorkloadIdentity(WorkloadIdentity),
 }
 
 /// The OAuth configuration of a [`Client`](crate::client::Client)
@@ -193,6 +195,7 @@ impl std::fmt::Debug for OAuthConfig {
             Grant::AuthorizationCode { .. } => "authorization_code",
             Grant::ClientCredentials { .. } => "client_credentials",
             Grant::IdentityAssertion { .. } => "jwt-bearer (ID-JAG)",
+            Grant::WorkloadIdentity(_) => "jwt-bearer (workload identity)",
         };
         f.debug_struct("OAuthConfig")
             .field("grant", &grant)
@@ -250,6 +253,14 @@ impl OAuthConfig {
             client,
             provider: Arc::new(provider),
         })
+    }
+
+    /// Workload identity federation (SEP-1933): the JWT-bearer grant (RFC 7523) with the
+    /// workload's platform-issued JWT, no registered client and no secret; see
+    /// [`WorkloadIdentity`]. Tokens are not refreshed: the grant runs again, with the
+    /// assertion read afresh, when one expires.
+    pub fn workload_identity(workload: WorkloadIdentity) -> Self {
+        Self::with(Grant::WorkloadIdentity(workload))
     }
 
     /// Requests these scopes (the challenge's are added) instead of choosing them from the

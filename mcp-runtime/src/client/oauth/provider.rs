@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use reqwest::Url;
 
+use super::assertion::check_audience;
 use super::config::{Grant, OAuthConfig};
 use super::discovery::{Discovered, discover};
 use super::dpop::{ALGORITHM, DpopKey, DpopPolicy, Nonces, Prover};
@@ -12,7 +13,7 @@ use super::error::{OAuthError, OAuthErrorResponse};
 use super::handler::is_redirect_to;
 use super::http::OAuthHttp;
 use super::store::StoredToken;
-use super::token::{self, Expect, Identity, Pkce, random_state};
+use super::token::{self, Expect, Identity, JWT_BEARER, Pkce, random_state};
 use crate::client::auth::{Presentation, TokenPresenter};
 use crate::client::{AuthChallenge, ClientError, TokenProvider};
 
@@ -114,6 +115,7 @@ impl OAuthProvider {
                 client.issuer.as_deref()
             }
             Grant::ClientCredentials { issuer, .. } => issuer.as_deref(),
+            Grant::WorkloadIdentity(workload) => workload.issuer.as_deref(),
         }
     }
 
@@ -179,6 +181,9 @@ impl OAuthProvider {
                 client_id, auth, ..
             } => {
                 return Ok(Identity::resolve(client_id, auth, server));
+            }
+            Grant::WorkloadIdentity(workload) => {
+                return Ok(Identity::workload(workload.client_id.as_deref()));
             }
             Grant::AuthorizationCode { client, handler } => {
                 (client, Some(handler.dyn_redirect_uri()))
@@ -293,28 +298,24 @@ impl OAuthProvider {
                     .into_stored(&scopes, true)
             }
             Grant::IdentityAssertion { provider, .. } => {
-                let server = &discovered.server;
-                let context = super::IdentityAssertionContext {
-                    audience: server.issuer.clone(),
-                    resource: discovered
-                        .resource
-                        .clone()
-                        .unwrap_or_else(|| self.server.to_string()),
-                    client_id: identity.client_id.clone(),
-                    scopes: scopes.clone(),
-                };
+                let context = self.assertion_context(&discovered, &identity, &scopes);
                 let assertion = provider.dyn_assertion(context).await?;
-                let scope = scopes.join(" ");
-                let mut params = vec![
-                    ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
-                    ("assertion", assertion.as_str()),
-                ];
-                if !scope.is_empty() {
-                    params.push(("scope", &scope));
-                }
-                self.token_request(&discovered, &identity, params, false, None)
+                self.jwt_bearer(&discovered, &identity, &assertion, &scopes, false, &[])
                     .await?
-                    .into_stored(&scopes, false)
+            }
+            Grant::WorkloadIdentity(workload) => {
+                let context = self.assertion_context(&discovered, &identity, &scopes);
+                let assertion = workload.source.read(context).await?;
+                let audiences: Vec<&str> = workload.audiences.iter().map(String::as_str).collect();
+                self.jwt_bearer(
+                    &discovered,
+                    &identity,
+                    &assertion,
+                    &scopes,
+                    true,
+                    &audiences,
+                )
+                .await?
             }
         };
         let token = token.with_issuer(discovered.server.issuer.clone());
@@ -322,6 +323,52 @@ impl OAuthProvider {
         self.config.store.save(&self.key, token);
         state.refreshed = None;
         Ok(access)
+    }
+
+    /// What an assertion must be issued for: the discovered authorization server (its
+    /// issuer as the audience), the resource, the client and the scopes.
+    fn assertion_context(
+        &self,
+        discovered: &Discovered,
+        identity: &Identity,
+        scopes: &[String],
+    ) -> super::IdentityAssertionContext {
+        super::IdentityAssertionContext {
+            audience: discovered.server.issuer.clone(),
+            resource: discovered
+                .resource
+                .clone()
+                .unwrap_or_else(|| self.server.to_string()),
+            client_id: identity.client_id.clone(),
+            scopes: scopes.to_vec(),
+        }
+    }
+
+    /// The JWT-bearer grant (RFC 7523 §2.1) with `assertion`, once its `aud` names the
+    /// authorization server (its issuer, its token endpoint or one of `audiences`). Only
+    /// the access token is kept: the grant runs again when it expires.
+    async fn jwt_bearer(
+        &self,
+        discovered: &Discovered,
+        identity: &Identity,
+        assertion: &str,
+        scopes: &[String],
+        with_resource: bool,
+        audiences: &[&str],
+    ) -> Result<StoredToken, OAuthError> {
+        let server = &discovered.server;
+        let mut accepted = vec![server.token_endpoint()?.as_str()];
+        accepted.extend_from_slice(audiences);
+        check_audience(assertion, &server.issuer, &accepted)?;
+        let scope = scopes.join(" ");
+        let mut params = vec![("grant_type", JWT_BEARER), ("assertion", assertion)];
+        if !scope.is_empty() {
+            params.push(("scope", &scope));
+        }
+        Ok(self
+            .token_request(discovered, identity, params, with_resource, None)
+            .await?
+            .into_stored(scopes, false))
     }
 
     async fn code_flow(

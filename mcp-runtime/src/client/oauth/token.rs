@@ -19,6 +19,9 @@ use super::store::StoredToken;
 /// How a client authenticates at the token endpoint, resolved against the metadata.
 #[derive(Clone)]
 pub(crate) enum Method {
+    /// No client at all: no `client_id` (an assertion grant of a workload, RFC 7521 §4.2).
+    Anonymous,
+    /// A public client: its `client_id` in the body.
     None,
     Basic(String),
     Post(String),
@@ -55,7 +58,25 @@ impl Identity {
             method,
         }
     }
+
+    /// A workload (workload identity federation): a public client when it has an ID, no
+    /// client at all otherwise.
+    pub(crate) fn workload(client_id: Option<&str>) -> Self {
+        match client_id {
+            Some(id) => Self {
+                client_id: id.to_owned(),
+                method: Method::None,
+            },
+            None => Self {
+                client_id: String::new(),
+                method: Method::Anonymous,
+            },
+        }
+    }
 }
+
+/// The grant type of RFC 7523 §2.1.
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// A successful token response.
 pub(crate) struct TokenResponse {
@@ -230,6 +251,7 @@ async fn post(
     let assertion;
     let mut basic = None;
     match &client.method {
+        Method::Anonymous => {}
         Method::None => form.push(("client_id", &client.client_id)),
         Method::Basic(secret) => basic = Some((client.client_id.as_str(), secret.as_str())),
         Method::Post(secret) => {

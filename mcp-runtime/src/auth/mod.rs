@@ -68,6 +68,7 @@
 //! ```
 
 mod config;
+mod dpop;
 mod introspect;
 mod jws;
 mod jwt;
@@ -75,6 +76,9 @@ mod layer;
 mod listener;
 
 pub use config::{AuthorizationServer, OAuthConfig, TokenValidator};
+#[cfg(feature = "redis")]
+pub use dpop::RedisReplayStore;
+pub use dpop::{DpopConfig, DpopReplayStore, MemoryReplayStore};
 pub(crate) use layer::{AuthConfig, Guard, metadata_router, require_auth};
 pub use listener::ListenerAuth;
 
@@ -86,7 +90,15 @@ pub(crate) enum AuthError {
     /// No usable token, or a token that failed validation: 401 `invalid_token`.
     #[error("{0}")]
     InvalidToken(&'static str),
-    /// The token could not be checked (introspection or JWKS endpoint unreachable): 503.
+    /// A DPoP proof that failed a check (RFC 9449 §7.1): 401 `invalid_dpop_proof`.
+    #[error("{0}")]
+    InvalidProof(&'static str),
+    /// A DPoP proof without the server's current nonce (RFC 9449 §9): 401
+    /// `use_dpop_nonce`, with a `DPoP-Nonce` header.
+    #[error("{0}")]
+    UseNonce(&'static str),
+    /// The token could not be checked (introspection or JWKS endpoint unreachable, the
+    /// DPoP replay cache failing): 503.
     #[error("{0}")]
     Unavailable(&'static str),
 }
@@ -95,8 +107,20 @@ impl AuthError {
     /// The HTTP status this refusal is answered with.
     pub(crate) fn status(&self) -> http::StatusCode {
         match self {
-            Self::InvalidToken(_) => http::StatusCode::UNAUTHORIZED,
+            Self::InvalidToken(_) | Self::InvalidProof(_) | Self::UseNonce(_) => {
+                http::StatusCode::UNAUTHORIZED
+            }
             Self::Unavailable(_) => http::StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The OAuth `error` code of the answer.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidToken(_) => "invalid_token",
+            Self::InvalidProof(_) => "invalid_dpop_proof",
+            Self::UseNonce(_) => "use_dpop_nonce",
+            Self::Unavailable(_) => "temporarily_unavailable",
         }
     }
 }

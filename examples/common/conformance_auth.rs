@@ -10,9 +10,8 @@
 
 use mcp::Implementation;
 use mcp::client::oauth::{
-    AssertionSource, ClientAuth, ClientRegistration, IdentityAssertionContext,
-    IdentityProviderConfig, OAuthConfig, ProgrammaticAuthorization, WorkloadIdentity,
-    exchange_id_token_for_id_jag,
+    AssertionSource, ClientAuth, ClientRegistration, IdentityProviderConfig, OAuthConfig,
+    ProgrammaticAuthorization, WorkloadIdentity,
 };
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
 use serde_json::Value;
@@ -65,22 +64,19 @@ pub fn oauth_config(scenario: &str, context: &Value) -> Result<OAuthConfig, BoxE
         "auth/wif-jwt-bearer" => OAuthConfig::workload_identity(WorkloadIdentity::new(
             AssertionSource::value(field(context, "valid_jwt")?),
         )),
-        "auth/cross-app-access-complete-flow" => {
-            let idp = IdentityProviderConfig::new(
+        // SEP-990: the user's ID token exchanged at the enterprise IdP for an ID-JAG (RFC
+        // 8693), then the JWT-bearer grant with the client's secret at the MCP server's
+        // authorization server.
+        "auth/enterprise-managed-authorization" => OAuthConfig::enterprise_managed(
+            ClientRegistration::pre_registered(field(context, "client_id")?)
+                .auth(ClientAuth::client_secret(field(context, "client_secret")?)),
+            IdentityProviderConfig::new(
                 field(context, "idp_issuer")?,
                 field(context, "idp_client_id")?,
             )
-            .token_endpoint(field(context, "idp_token_endpoint")?);
-            let id_token = field(context, "idp_id_token")?;
-            OAuthConfig::identity_assertion(
-                ClientRegistration::pre_registered(field(context, "client_id")?)
-                    .auth(ClientAuth::client_secret(field(context, "client_secret")?)),
-                move |ctx: IdentityAssertionContext| {
-                    let (idp, id_token) = (idp.clone(), id_token.clone());
-                    async move { exchange_id_token_for_id_jag(&id_token, &ctx, &idp).await }
-                },
-            )
-        }
+            .token_endpoint(field(context, "idp_token_endpoint")?),
+            AssertionSource::value(field(context, "idp_id_token")?),
+        ),
         // Every other scenario: a Client ID Metadata Document where the server supports
         // one, dynamic registration otherwise.
         _ => code(

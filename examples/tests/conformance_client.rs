@@ -6,8 +6,8 @@
 //! state), and the `auth/*` scenarios (client OAuth: discovery, the code flow with PKCE,
 //! registrations, scopes and step-up, client credentials, back-compat, RFC 9207 `iss` and
 //! metadata issuer checks, authorization server migration, DPoP, workload identity
-//! federation). A scenario passes only with no failed check and no warning. Needs `npm ci`
-//! in `interop/`.
+//! federation, enterprise-managed authorization). A scenario passes only with no failed
+//! check and no warning. Needs `npm ci` in `interop/`.
 
 mod interop_support;
 
@@ -76,9 +76,9 @@ const SCENARIOS: &[&str] = &[
     // SEP-1933: workload identity federation, the workload's JWT with the JWT-bearer grant
     // (RFC 7523) and no registered client.
     "auth/wif-jwt-bearer",
-    // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
-    // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
-    // is not implemented yet.
+    // SEP-990: the user's ID token exchanged for an ID-JAG at the enterprise IdP (RFC 8693),
+    // then the JWT-bearer grant at the MCP server's authorization server.
+    "auth/enterprise-managed-authorization",
 ];
 
 fn results_dir(scenario: &str) -> PathBuf {

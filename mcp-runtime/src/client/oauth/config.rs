@@ -4,12 +4,14 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use super::assertion::WorkloadIdentity;
+use super::assertion::{AssertionSource, WorkloadIdentity};
 use super::client_auth::ClientAuth;
 use super::dpop::{DpopKey, DpopPolicy};
 use super::error::OAuthError;
 use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
-use super::id_jag::IdentityAssertionContext;
+use super::id_jag::{
+    IdentityAssertionContext, IdentityProviderConfig, exchange_id_token_for_id_jag,
+};
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::base::BoxFuture;
 
@@ -240,11 +242,14 @@ impl OAuthConfig {
         })
     }
 
-    /// Enterprise-managed authorization: after discovery, `provider` is called with the
-    /// resolved audience, resource, client ID and scopes, and returns an ID-JAG, which the
-    /// JWT-bearer grant (RFC 7523) exchanges at the resource's authorization server. It runs
-    /// under the client's authorization lock (other requests wait; it must not use the same
-    /// client). Only the final access token is kept; refresh tokens are ignored.
+    /// Enterprise-managed authorization with an ID-JAG from anywhere: after discovery,
+    /// `provider` is called with the resolved audience, resource, client ID and scopes, and
+    /// returns an ID-JAG, which the JWT-bearer grant (RFC 7523) exchanges at the resource's
+    /// authorization server (only if its `aud` names that server). It runs under the
+    /// client's authorization lock (other requests wait; it must not use the same client).
+    /// Only the final access token is kept; refresh tokens are ignored.
+    /// [`enterprise_managed`](Self::enterprise_managed) is this with the token exchange at
+    /// an identity provider as the provider.
     pub fn identity_assertion(
         client: ClientRegistration,
         provider: impl AssertionProvider,
@@ -252,6 +257,41 @@ impl OAuthConfig {
         Self::with(Grant::IdentityAssertion {
             client,
             provider: Arc::new(provider),
+        })
+    }
+
+    /// Enterprise-managed authorization (SEP-990) in one step: at each authorization the
+    /// user's OpenID Connect ID token (`id_token`, read afresh each time) is exchanged at
+    /// the enterprise identity provider `idp` for an ID-JAG (RFC 8693 token exchange, with
+    /// the discovered authorization server as audience, the resource and the scopes; see
+    /// [`exchange_id_token_for_id_jag`]), which the JWT-bearer grant then exchanges at the
+    /// MCP server's authorization server with `client`'s credentials there. The same as
+    /// [`identity_assertion`](Self::identity_assertion) with that exchange as the provider.
+    ///
+    /// ```
+    /// use mcp::client::oauth::{
+    ///     AssertionSource, ClientAuth, ClientRegistration, IdentityProviderConfig, OAuthConfig,
+    /// };
+    ///
+    /// let idp = IdentityProviderConfig::new("https://idp.example.com", "mcp-host-at-idp");
+    /// let oauth = OAuthConfig::enterprise_managed(
+    ///     ClientRegistration::pre_registered("mcp-host").auth(ClientAuth::client_secret("s3cret")),
+    ///     idp,
+    ///     AssertionSource::env("USER_ID_TOKEN"),
+    /// );
+    /// # drop(oauth);
+    /// ```
+    pub fn enterprise_managed(
+        client: ClientRegistration,
+        idp: IdentityProviderConfig,
+        id_token: AssertionSource,
+    ) -> Self {
+        Self::identity_assertion(client, move |context: IdentityAssertionContext| {
+            let (idp, id_token) = (idp.clone(), id_token.clone());
+            async move {
+                let id_token = id_token.read(context.clone()).await?;
+                exchange_id_token_for_id_jag(&id_token, &context, &idp).await
+            }
         })
     }
 

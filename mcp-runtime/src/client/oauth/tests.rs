@@ -22,6 +22,10 @@ struct Server {
     lifetime: u64,
     /// The identity provider's error answer, if set.
     idp_error: Option<Value>,
+    /// The forms of the token exchanges at the identity provider.
+    exchanges: Arc<Mutex<Vec<std::collections::HashMap<String, String>>>>,
+    /// The `issued_token_type` of the identity provider's answers (default: an ID-JAG).
+    idp_issued: Arc<Mutex<Option<&'static str>>>,
 }
 
 impl Server {
@@ -105,10 +109,28 @@ async fn token(State(s): State<Server>, body: String) -> axum::Json<Value> {
     }))
 }
 
-async fn idp_token(State(s): State<Server>) -> axum::response::Response {
+/// The identity provider's token exchange: the configured error, or an ID-JAG for the
+/// requested audience.
+async fn idp_token(State(s): State<Server>, body: String) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let body = s.idp_error.clone().unwrap_or(Value::Null);
-    (::http::StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    if let Some(error) = s.idp_error.clone() {
+        return (::http::StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
+    }
+    let form: std::collections::HashMap<String, String> =
+        reqwest::Url::parse(&format!("http://form/?{body}"))
+            .unwrap()
+            .query_pairs()
+            .into_owned()
+            .collect();
+    let id_jag = jwt(json!({"aud": form["audience"], "resource": form["resource"]}));
+    s.exchanges.lock().unwrap().push(form);
+    axum::Json(json!({
+        "access_token": id_jag,
+        "issued_token_type": s.idp_issued.lock().unwrap()
+            .unwrap_or("urn:ietf:params:oauth:token-type:id-jag"),
+        "token_type": "N_A",
+    }))
+    .into_response()
 }
 
 fn machine() -> OAuthConfig {
@@ -448,4 +470,62 @@ async fn an_assertion_for_another_audience_is_never_sent() {
             .is_ok()
     );
     assert_eq!(server.grants().len(), 1);
+}
+
+#[tokio::test]
+async fn enterprise_managed_exchanges_the_id_token_then_presents_the_id_jag() {
+    let server = Server::start(3600, None).await;
+    let idp = IdentityProviderConfig::new(server.origin(), "host-at-idp")
+        .token_endpoint(format!("{}/idp/token", server.origin()));
+    let config = OAuthConfig::enterprise_managed(
+        ClientRegistration::pre_registered("host").auth(ClientAuth::client_secret_post("pw")),
+        idp.clone(),
+        AssertionSource::value("the-id-token"),
+    )
+    .scopes(["tools:read"]);
+    let provider = server.provider(config);
+    let token = provider.on_challenge(&server.challenge(401, "")).await;
+    assert_eq!(token.unwrap().as_deref(), Some("t1"));
+    let exchange = server.exchanges.lock().unwrap()[0].clone();
+    assert_eq!(
+        exchange["grant_type"],
+        "urn:ietf:params:oauth:grant-type:token-exchange"
+    );
+    assert_eq!(exchange["subject_token"], "the-id-token");
+    assert_eq!(
+        exchange["subject_token_type"],
+        "urn:ietf:params:oauth:token-type:id_token"
+    );
+    assert_eq!(exchange["audience"], server.origin());
+    assert_eq!(exchange["resource"], format!("{}/mcp", server.origin()));
+    assert_eq!(exchange["scope"], "tools:read");
+    assert_eq!(exchange["client_id"], "host-at-idp");
+    let grant = server.requests.lock().unwrap()[0].clone();
+    assert_eq!(
+        grant["grant_type"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_eq!(grant["client_id"], "host");
+    assert_eq!(grant["client_secret"], "pw");
+    assert!(grant["assertion"].starts_with("eyJ"));
+
+    // An exchange that issues something other than an ID-JAG goes no further.
+    let server = Server::start(3600, None).await;
+    *server.idp_issued.lock().unwrap() = Some("urn:ietf:params:oauth:token-type:access_token");
+    let idp = IdentityProviderConfig::new(server.origin(), "host-at-idp")
+        .token_endpoint(format!("{}/idp/token", server.origin()));
+    let provider = server.provider(OAuthConfig::enterprise_managed(
+        ClientRegistration::pre_registered("host"),
+        idp,
+        AssertionSource::value("the-id-token"),
+    ));
+    let err = provider
+        .on_challenge(&server.challenge(401, ""))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ClientError::OAuth(OAuthError::InvalidResponse { reason, .. }) if reason.contains("not an ID-JAG")),
+        "{err:?}"
+    );
+    assert!(server.grants().is_empty());
 }

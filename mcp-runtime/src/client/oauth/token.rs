@@ -86,6 +86,8 @@ pub(crate) struct TokenResponse {
     pub(crate) scope: Option<String>,
     /// The key a `DPoP` token is bound to (`None`: a bearer token).
     pub(crate) dpop_key: Option<DpopKey>,
+    /// A token exchange's `issued_token_type` (RFC 8693 §2.2.1).
+    pub(crate) issued_token_type: Option<String>,
 }
 
 impl TokenResponse {
@@ -234,6 +236,10 @@ pub(crate) async fn request(
         expires_in: json.get("expires_in").and_then(Value::as_u64),
         scope: json.get("scope").and_then(Value::as_str).map(str::to_owned),
         dpop_key: prover.filter(|_| dpop).map(|p| p.key.clone()),
+        issued_token_type: json
+            .get("issued_token_type")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     })
 }
 

@@ -457,6 +457,33 @@ async fn refused_proofs_get_the_dpop_challenge() {
     e.read(&token, &e.proof(&token)).await.result();
 }
 
+/// Twenty copies of one fresh proof at once: the replay cache lets exactly one through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proof_sent_twenty_times_at_once_passes_once() {
+    let e = std::sync::Arc::new(env().await);
+    let token = e.token();
+    let proof = e.proof(&token);
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..20 {
+        let (e, token, proof) = (e.clone(), token.clone(), proof.clone());
+        set.spawn(async move { e.read(&token, &proof).await });
+    }
+    let answers = set.join_all().await;
+    let passed = answers
+        .iter()
+        .filter(|r| r.status == StatusCode::OK)
+        .count();
+    assert_eq!(
+        passed,
+        1,
+        "{:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    for r in answers.iter().filter(|r| r.status != StatusCode::OK) {
+        assert_dpop_refusal(r, "invalid_dpop_proof", "DPoP proof has already been used");
+    }
+}
+
 /// The claims of a compact JWS.
 fn claims_of(jws: &str) -> Value {
     use base64::Engine as _;
@@ -912,7 +939,7 @@ async fn read_with(client: &TestClient, token: &str, proof: &str) -> TestRespons
 /// proof accepted by one is refused by the other. With in-memory caches it is not, which is
 /// why replicas need the shared one.
 #[cfg(feature = "redis")]
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replicas_share_the_redis_replay_cache() {
     use mcp::auth::{MemoryReplayStore, RedisReplayStore};
 
@@ -935,19 +962,18 @@ async fn replicas_share_the_redis_replay_cache() {
         &rsa,
         &json!({"sub": "erin", "aud": RESOURCE, "scope": "files:read", "cnf": {"jkt": key.jkt()}}),
     );
-    let read = |client, proof| read_with(client, &token, proof);
-    let a = replica(dpop().replay_store(store.clone()));
-    let b = replica(
+    let a = std::sync::Arc::new(replica(dpop().replay_store(store.clone())));
+    let b = std::sync::Arc::new(replica(
         dpop().replay_store(
             RedisReplayStore::connect(&redis.url())
                 .await
                 .unwrap()
                 .with_prefix(&prefix),
         ),
-    );
+    ));
     let proof = key.proof("POST", RESOURCE, &token);
-    read(&a, &proof).await.result();
-    let r = read(&b, &proof).await;
+    read_with(&a, &token, &proof).await.result();
+    let r = read_with(&b, &token, &proof).await;
     assert_eq!(
         (r.status, &r.body),
         (
@@ -955,7 +981,7 @@ async fn replicas_share_the_redis_replay_cache() {
             &json!({"error": "invalid_dpop_proof", "error_description": "DPoP proof has already been used"})
         )
     );
-    let r = read(&a, &proof).await;
+    let r = read_with(&a, &token, &proof).await;
     assert_eq!(r.body["error"], "invalid_dpop_proof");
     // The entry expires with the proof (max_age 60 s, plus up to two seconds of rounding).
     let keys = redis.cli(&["KEYS", &format!("{prefix}:dpop:*")]);
@@ -963,17 +989,31 @@ async fn replicas_share_the_redis_replay_cache() {
     assert_eq!(keys.len(), 1, "{keys:?}");
     let ttl: i64 = redis.cli(&["TTL", keys[0]]).trim().parse().unwrap();
     assert!((58..=62).contains(&ttl), "{ttl}");
+    // One fresh proof sent to both replicas twenty times at once passes once.
+    let proof = key.proof("POST", RESOURCE, &token);
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..20 {
+        let client = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let (token, proof) = (token.clone(), proof.clone());
+        set.spawn(async move { read_with(&client, &token, &proof).await.status });
+    }
+    let statuses = set.join_all().await;
+    assert_eq!(
+        statuses.iter().filter(|s| **s == StatusCode::OK).count(),
+        1,
+        "{statuses:?}"
+    );
     // In-memory caches are per replica: the same replay passes the other one.
     let (c, d) = (
         replica(dpop().replay_store(MemoryReplayStore::new(100))),
         replica(dpop().replay_store(MemoryReplayStore::new(100))),
     );
     let proof = key.proof("POST", RESOURCE, &token);
-    read(&c, &proof).await.result();
-    read(&d, &proof).await.result();
+    read_with(&c, &token, &proof).await.result();
+    read_with(&d, &token, &proof).await.result();
     // Redis gone: fail closed with 503, the client keeps its token.
     drop(redis);
-    let r = read(&a, &key.proof("POST", RESOURCE, &token)).await;
+    let r = read_with(&a, &token, &key.proof("POST", RESOURCE, &token)).await;
     assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.raw);
     assert_eq!(r.body["error"], "temporarily_unavailable");
     assert!(r.headers.get("www-authenticate").is_none());

@@ -1,4 +1,5 @@
-//! The authentication middleware of the MCP route and the public metadata document.
+//! The authentication middleware of the MCP route (bearer and DPoP-bound tokens, challenges)
+//! and the route of the public metadata document (written by `metadata`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -8,13 +9,13 @@ use axum::body::Body;
 use axum::extract::{NestedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Map, Value, json};
 
 use super::config::{OAuthConfig, TokenValidator};
 use super::dpop::{self, DPOP_NONCE, Dpop};
 use super::listener::{Listener, ListenerAuth};
-use super::{AuthError, introspect, jwt};
+use super::{AuthError, introspect, jwt, metadata};
 use crate::base::AuthContext;
 use crate::base::ScopeChallenge;
 use crate::error::Error;
@@ -90,40 +91,7 @@ impl Guard {
             Some(d) => Some(Box::new(Dpop::new(d, &resource)?)),
             None => None,
         };
-        let mut doc = Map::new();
-        doc.insert("resource".into(), json!(config.resource));
-        doc.insert(
-            "authorization_servers".into(),
-            json!(
-                config
-                    .authorization_servers
-                    .iter()
-                    .map(|s| s.issuer.as_str())
-                    .collect::<Vec<_>>()
-            ),
-        );
-        if !config.advertised_scopes().is_empty() {
-            doc.insert("scopes_supported".into(), json!(config.advertised_scopes()));
-        }
-        doc.insert("bearer_methods_supported".into(), json!(["header"]));
-        if let Some(d) = &dpop {
-            doc.insert(
-                "dpop_signing_alg_values_supported".into(),
-                json!(d.algs().split(' ').collect::<Vec<_>>()),
-            );
-            doc.insert(
-                "dpop_bound_access_tokens_required".into(),
-                json!(d.required),
-            );
-        }
-        if let Some(name) = &config.resource_name {
-            doc.insert("resource_name".into(), json!(name));
-        }
-        if let Some(url) = &config.resource_documentation {
-            doc.insert("resource_documentation".into(), json!(url));
-        }
-        let metadata = serde_json::to_vec(&doc)
-            .map_err(|e| Error::Config(format!("OAuth: cannot serialize the metadata: {e}")))?;
+        let metadata = metadata::document(&config, dpop.as_deref())?;
         let http = reqwest::Client::builder()
             .timeout(config.http_timeout)
             .build()
@@ -569,64 +537,9 @@ fn error_json(status: StatusCode, error: &str, description: &str) -> Response {
 /// listener authentication).
 pub(crate) fn metadata_router(guard: &Arc<Guard>) -> Router {
     match &guard.kind {
-        Kind::OAuth(p) => Router::new()
-            .route(&p.metadata_path, axum::routing::any(metadata))
-            .with_state(p.metadata.clone()),
+        Kind::OAuth(p) => metadata::router(&p.metadata_path, p.metadata.clone()),
         Kind::Listener(_) => Router::new(),
     }
-}
-
-async fn metadata(State(doc): State<Arc<Vec<u8>>>, method: Method) -> Response {
-    let mut r = match method {
-        Method::GET => {
-            let mut r = Response::new(Body::from(doc.as_ref().clone()));
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            r
-        }
-        Method::HEAD => {
-            let mut r = Response::new(Body::empty());
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            r
-        }
-        Method::OPTIONS => {
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::NO_CONTENT;
-            let h = r.headers_mut();
-            h.insert(
-                header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static("GET, HEAD, OPTIONS"),
-            );
-            h.insert(
-                header::ACCESS_CONTROL_ALLOW_HEADERS,
-                HeaderValue::from_static("MCP-Protocol-Version, Content-Type, Authorization"),
-            );
-            h.insert(
-                header::ACCESS_CONTROL_MAX_AGE,
-                HeaderValue::from_static("86400"),
-            );
-            r
-        }
-        _ => {
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-            r.headers_mut().insert(
-                header::ALLOW,
-                HeaderValue::from_static("GET, HEAD, OPTIONS"),
-            );
-            r
-        }
-    };
-    r.headers_mut().insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    r
 }
 
 #[cfg(test)]

@@ -103,6 +103,7 @@ mod jws;
 mod jwt;
 mod layer;
 mod listener;
+mod metadata;
 
 pub use config::{AuthorizationServer, OAuthConfig, TokenValidator};
 #[cfg(feature = "redis")]

@@ -923,6 +923,65 @@ async fn htu_is_the_public_origin_and_the_full_path() {
     }
 }
 
+/// This crate's client (`mcp::client::oauth`, DPoP on because the authorization server
+/// advertises it) against this server requiring DPoP and nonces: the code flow binds the
+/// token to the client's key, the first call meets `use_dpop_nonce` and is retried with the
+/// nonce, and a tool's step-up (`403` in the DPoP scheme) gets a new bound token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn this_crates_client_and_server_agree_on_dpop() {
+    use mcp::client::oauth::{ClientRegistration, ProgrammaticAuthorization};
+    use mcp::client::{Client, ClientConfig, ConnectOptions};
+
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let authz = LocalAuthServer::start().await;
+        authz.enable_code_flow(&SigningKey::rsa("flow", RSA1_PEM), 3600);
+        authz.enable_dpop();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let config = oauth_config(&url, &authz.issuer, &authz.jwks_url)
+            .dpop(dpop().require().nonce(NONCE_SECRET));
+        let server = mcp::Server::builder(Files).oauth(config).build().unwrap();
+        let app = mcp::transport::http::router("/mcp", server);
+        tokio::spawn(async move {
+            mcp::HttpServer::from_tcp(listener)
+                .serve(app.into_make_service())
+                .await
+        });
+        let oauth = mcp::client::oauth::OAuthConfig::authorization_code(
+            ClientRegistration::dynamic().client_name("dpop-e2e"),
+            ProgrammaticAuthorization::new("http://127.0.0.1:9/callback"),
+        )
+        .scopes(["files:read"]);
+        let client = Client::new(&url, ClientConfig::new().oauth(oauth)).unwrap();
+        client
+            .connect(ConnectOptions::new(mcp::Implementation::new(
+                "dpop-e2e", "1.0.0",
+            )))
+            .await
+            .expect("connect with a DPoP-bound token");
+        let call = |tool: &'static str, args: Value| {
+            let client = &client;
+            async move {
+                client
+                    .call(tool)
+                    .arguments(args)
+                    .unwrap()
+                    .await
+                    .map(|r| r.joined_text())
+            }
+        };
+        assert_eq!(
+            call("read_file", json!({"path": "a.txt"})).await.unwrap(),
+            "contents of a.txt for demo-user"
+        );
+        assert_eq!(call("purge", json!({})).await.unwrap(), "purged");
+        assert_eq!(authz.code_flow_counts().2, 2, "a code grant per scope set");
+        client.close().await.unwrap();
+    })
+    .await
+    .expect("no hang");
+}
+
 /// A modern `read_file` call of `client` with `DPoP <token>` and `proof`.
 async fn read_with(client: &TestClient, token: &str, proof: &str) -> TestResponse {
     let mut request = client.modern_request(

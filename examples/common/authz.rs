@@ -165,6 +165,13 @@ impl LocalAuthServer {
         self.flow.enable(key.clone(), lifetime_secs);
     }
 
+    /// Makes the code flow bind tokens to the client's DPoP key (RFC 9449 §5): the metadata
+    /// advertises ES256 proofs, and a token request with a valid proof gets a `DPoP` token
+    /// whose `cnf.jkt` is the proof key's thumbprint.
+    pub fn enable_dpop(&self) {
+        self.flow.enable_dpop();
+    }
+
     /// The code flow's counts: (registrations, authorizations, code grants, refresh grants).
     pub fn code_flow_counts(&self) -> (usize, usize, usize, usize) {
         self.flow.counts()

@@ -2,17 +2,22 @@
 //! RFC 8414 metadata, dynamic client registration, an authorization endpoint that approves
 //! at once and redirects (no user: for tests and demos), and a token endpoint that checks
 //! PKCE (S256), the redirect URI and the client, issues JWT access tokens for the requested
-//! `resource` and scopes, and refresh tokens when `offline_access` was asked for.
+//! `resource` and scopes, and refresh tokens when `offline_access` was asked for. With
+//! DPoP on ([`LocalAuthServer::enable_dpop`]) it advertises ES256 proofs and binds the
+//! tokens of a request with a valid proof to its key (`cnf.jkt`, `token_type` `DPoP`; a
+//! refresh needs the same key), as RFC 9449 §5 describes.
+//!
+//! [`LocalAuthServer::enable_dpop`]: crate::authz::LocalAuthServer::enable_dpop
 //!
 //! [`LocalAuthServer`]: crate::authz::LocalAuthServer
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::Router;
 use axum::extract::{Form, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use base64::Engine as _;
@@ -29,6 +34,8 @@ struct Grant {
     challenge: String,
     scope: Vec<String>,
     resource: String,
+    /// The DPoP key (thumbprint) the grant's tokens are bound to.
+    jkt: Option<String>,
 }
 
 /// The code flow's state.
@@ -43,6 +50,7 @@ pub(crate) struct CodeFlow {
     authorizations: AtomicUsize,
     code_grants: AtomicUsize,
     refresh_grants: AtomicUsize,
+    dpop: AtomicBool,
 }
 
 impl CodeFlow {
@@ -53,6 +61,11 @@ impl CodeFlow {
     /// Enables the flow: tokens signed with `key`, valid for `lifetime` seconds.
     pub(crate) fn enable(&self, key: SigningKey, lifetime: u64) {
         *self.key.lock().expect("lock") = Some((key, lifetime));
+    }
+
+    /// Binds tokens to the DPoP key of the token request's proof.
+    pub(crate) fn enable_dpop(&self) {
+        self.dpop.store(true, Ordering::SeqCst);
     }
 
     /// Counts: (registrations, authorizations, code grants, refresh grants).
@@ -94,7 +107,7 @@ fn random() -> String {
 
 async fn metadata(State(flow): State<Arc<CodeFlow>>) -> Response {
     let issuer = flow.issuer();
-    axum::Json(json!({
+    let mut doc = json!({
         "issuer": issuer,
         "authorization_endpoint": format!("{issuer}/authorize"),
         "token_endpoint": format!("{issuer}/token"),
@@ -105,8 +118,11 @@ async fn metadata(State(flow): State<Arc<CodeFlow>>) -> Response {
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": ["files:read", "files:write", "files:admin", "offline_access"],
-    }))
-    .into_response()
+    });
+    if flow.dpop.load(Ordering::SeqCst) {
+        doc["dpop_signing_alg_values_supported"] = json!(["ES256"]);
+    }
+    axum::Json(doc).into_response()
 }
 
 async fn register(
@@ -185,6 +201,7 @@ async fn authorize(
             challenge: get("code_challenge"),
             scope: get("scope").split_whitespace().map(str::to_owned).collect(),
             resource: get("resource"),
+            jkt: None,
         },
     );
     let mut target = reqwest::Url::parse(&redirect_uri).expect("a registered URL");
@@ -197,10 +214,26 @@ async fn authorize(
 
 async fn token(
     State(flow): State<Arc<CodeFlow>>,
+    headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
     let get = |k: &str| f.get(k).cloned().unwrap_or_default();
-    let grant = match get("grant_type").as_str() {
+    let jkt = match headers.get("dpop") {
+        Some(proof) if flow.dpop.load(Ordering::SeqCst) => {
+            match dpop_thumbprint(proof, &format!("{}/token", flow.issuer())) {
+                Some(jkt) => Some(jkt),
+                None => {
+                    return error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_dpop_proof",
+                        "bad DPoP proof",
+                    );
+                }
+            }
+        }
+        _ => None,
+    };
+    let mut grant = match get("grant_type").as_str() {
         "authorization_code" => {
             let Some(grant) = flow.codes.lock().expect("lock").remove(&get("code")) else {
                 return error(
@@ -245,6 +278,13 @@ async fn token(
                     "another client's token",
                 );
             }
+            if grant.jkt.is_some() && grant.jkt != jkt {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_dpop_proof",
+                    "the refresh token is bound to another key",
+                );
+            }
             flow.refresh_grants.fetch_add(1, Ordering::SeqCst);
             grant
         }
@@ -265,13 +305,19 @@ async fn token(
     };
     let now = now();
     let scope = grant.scope.join(" ");
-    let access = key.sign(&json!({
+    let mut claims = json!({
         "iss": flow.issuer(), "sub": "demo-user", "client_id": grant.client_id,
         "aud": grant.resource, "scope": scope, "iat": now, "exp": now + lifetime,
         "jti": random(),
-    }));
+    });
+    if let Some(jkt) = &jkt {
+        claims["cnf"] = json!({"jkt": jkt});
+    }
+    grant.jkt.clone_from(&jkt);
+    let access = key.sign(&claims);
+    let token_type = if jkt.is_some() { "DPoP" } else { "Bearer" };
     let mut answer = json!({
-        "access_token": access, "token_type": "Bearer", "expires_in": lifetime, "scope": scope,
+        "access_token": access, "token_type": token_type, "expires_in": lifetime, "scope": scope,
     });
     if grant.scope.iter().any(|s| s == "offline_access") {
         let refresh = random();
@@ -282,4 +328,40 @@ async fn token(
         answer["refresh_token"] = json!(refresh);
     }
     ([(header::CACHE_CONTROL, "no-store")], axum::Json(answer)).into_response()
+}
+
+/// The RFC 7638 thumbprint of the key of a DPoP proof for a POST to `htu`: an ES256 proof
+/// (`typ` `dpop+jwt`) whose signature verifies with its P-256 `jwk`. Enough for a test
+/// server: no `jti` replay or `iat` checks.
+fn dpop_thumbprint(proof: &HeaderValue, htu: &str) -> Option<String> {
+    use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
+    let proof = proof.to_str().ok()?;
+    let mut parts = proof.split('.');
+    let (header, claims, signature) = (parts.next()?, parts.next()?, parts.next()?);
+    let decode = |segment: &str| {
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(segment)
+            .ok()?;
+        serde_json::from_slice::<Value>(&bytes).ok()
+    };
+    let (h, c) = (decode(header)?, decode(claims)?);
+    if h["typ"] != "dpop+jwt" || h["alg"] != "ES256" || c["htm"] != "POST" || c["htu"] != htu {
+        return None;
+    }
+    let jwk: Jwk = serde_json::from_value(h.get("jwk")?.clone()).ok()?;
+    if !matches!(&jwk.algorithm, AlgorithmParameters::EllipticCurve(p) if p.curve == EllipticCurve::P256)
+    {
+        return None;
+    }
+    let key = jsonwebtoken::DecodingKey::from_jwk(&jwk).ok()?;
+    let message = format!("{header}.{claims}");
+    jsonwebtoken::crypto::verify(
+        signature,
+        message.as_bytes(),
+        &key,
+        jsonwebtoken::Algorithm::ES256,
+    )
+    .ok()
+    .filter(|ok| *ok)?;
+    Some(jwk.thumbprint(ThumbprintHash::SHA256))
 }

@@ -4,12 +4,14 @@
 //! identity provider), then a generic session: connect, list the tools, call each one.
 //!
 //! The suite's authorization servers approve at once and redirect to the client's
-//! redirect URI, so the code flow runs with [`ProgrammaticAuthorization`].
+//! redirect URI, so the code flow runs with [`ProgrammaticAuthorization`]. DPoP
+//! (`auth/dpop*`) needs no configuration: the client binds its tokens whenever the
+//! authorization server advertises ES256 proofs.
 
 use mcp::Implementation;
 use mcp::client::oauth::{
-    ClientAuth, ClientRegistration, IdentityAssertionContext, IdentityProviderConfig, OAuthConfig,
-    ProgrammaticAuthorization, exchange_id_token_for_id_jag,
+    AssertionSource, ClientAuth, ClientRegistration, IdentityProviderConfig, OAuthConfig,
+    ProgrammaticAuthorization, WorkloadIdentity,
 };
 use mcp::client::{Client, ClientConfig, ConnectOptions, ProtocolMode};
 use serde_json::Value;
@@ -57,22 +59,24 @@ pub fn oauth_config(scenario: &str, context: &Value) -> Result<OAuthConfig, BoxE
                 &field(context, "signing_algorithm")?,
             )?,
         ),
-        "auth/cross-app-access-complete-flow" => {
-            let idp = IdentityProviderConfig::new(
+        // SEP-1933: the workload's JWT (issued for the authorization server) with the
+        // JWT-bearer grant, no registered client.
+        "auth/wif-jwt-bearer" => OAuthConfig::workload_identity(WorkloadIdentity::new(
+            AssertionSource::value(field(context, "valid_jwt")?),
+        )),
+        // SEP-990: the user's ID token exchanged at the enterprise IdP for an ID-JAG (RFC
+        // 8693), then the JWT-bearer grant with the client's secret at the MCP server's
+        // authorization server.
+        "auth/enterprise-managed-authorization" => OAuthConfig::enterprise_managed(
+            ClientRegistration::pre_registered(field(context, "client_id")?)
+                .auth(ClientAuth::client_secret(field(context, "client_secret")?)),
+            IdentityProviderConfig::new(
                 field(context, "idp_issuer")?,
                 field(context, "idp_client_id")?,
             )
-            .token_endpoint(field(context, "idp_token_endpoint")?);
-            let id_token = field(context, "idp_id_token")?;
-            OAuthConfig::identity_assertion(
-                ClientRegistration::pre_registered(field(context, "client_id")?)
-                    .auth(ClientAuth::client_secret(field(context, "client_secret")?)),
-                move |ctx: IdentityAssertionContext| {
-                    let (idp, id_token) = (idp.clone(), id_token.clone());
-                    async move { exchange_id_token_for_id_jag(&id_token, &ctx, &idp).await }
-                },
-            )
-        }
+            .token_endpoint(field(context, "idp_token_endpoint")?),
+            AssertionSource::value(field(context, "idp_id_token")?),
+        ),
         // Every other scenario: a Client ID Metadata Document where the server supports
         // one, dynamic registration otherwise.
         _ => code(

@@ -2,8 +2,9 @@
 //! server (`mcp_examples::authz`, code flow enabled) — discovery, dynamic registration,
 //! the code flow with PKCE (programmatic and loopback-browser handlers), a call, a `403`
 //! step-up, a refresh after expiry — and every bad-input case of the issue against a
-//! misbehaving local server: each ends with a typed error, in bounded time, without a
-//! token sent where it was not earned.
+//! misbehaving local server (a workload assertion for another audience or rejected
+//! included): each ends with a typed error, in bounded time, without a token (or an
+//! assertion) sent where it was not earned.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,8 +17,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use mcp::Implementation;
 use mcp::client::oauth::{
-    AuthorizationHandler, ClientAuth, ClientRegistration, LoopbackBrowser, OAuthConfig, OAuthError,
-    OAuthTokenError, ProgrammaticAuthorization,
+    AssertionSource, AuthorizationHandler, ClientAuth, ClientRegistration, LoopbackBrowser,
+    OAuthConfig, OAuthError, OAuthTokenError, ProgrammaticAuthorization, WorkloadIdentity,
 };
 use mcp::client::{Client, ClientConfig, ClientError, ConnectOptions, ProtocolMode};
 use mcp_examples::authz::{LocalAuthServer, RSA1_PEM, SigningKey};
@@ -625,6 +626,55 @@ async fn the_token_endpoint_error_is_in_the_source_chain() {
     assert_eq!(response.description(), Some("sign in again"));
     assert_eq!(response.get("max_age"), Some(&json!(0)));
     assert!(token.endpoint().ends_with("/as/token"));
+}
+
+/// A workload JWT (unsigned: the client never checks an assertion's signature) for `aud`.
+fn workload_jwt(aud: &str) -> String {
+    use base64::Engine as _;
+    let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let claims = json!({"iss": "https://idp.example", "sub": "workload", "aud": aud});
+    format!("{}.{}.sig", b64(json!({"alg": "ES256"})), b64(claims))
+}
+
+#[tokio::test]
+async fn a_workload_assertion_for_another_audience_is_never_sent() {
+    let bad = Bad::start(Mode::default()).await;
+    // The assertion comes from a file, as a platform would project it.
+    let dir = std::env::temp_dir().join(format!("client-oauth-wif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("token");
+    std::fs::write(&path, workload_jwt("https://wrong.example")).unwrap();
+    let workload = WorkloadIdentity::new(AssertionSource::file(&path));
+    let err = fail(&bad, OAuthConfig::workload_identity(workload)).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::AssertionAudience { issuer, audience }
+            if *issuer == format!("{}/as", bad.origin) && audience == &["https://wrong.example"]),
+        "{err:?}"
+    );
+    assert_eq!(bad.token_requests.load(Ordering::SeqCst), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_rejected_workload_assertion_is_not_retried() {
+    // invalid_grant (an expired or untrusted JWT): the error comes back after one request,
+    // with no retry and no other grant.
+    let body = json!({"error": "invalid_grant", "error_description": "expired"});
+    let bad = Bad::start(Mode {
+        token: (400, "application/json", body.to_string()),
+        ..Mode::default()
+    })
+    .await;
+    let assertion = workload_jwt(&format!("{}/as", bad.origin));
+    let workload = WorkloadIdentity::new(AssertionSource::value(assertion));
+    let err = fail(&bad, OAuthConfig::workload_identity(workload)).await;
+    assert!(
+        matches!(oauth_error(&err), OAuthError::Token(t) if t.response().unwrap().code() == "invalid_grant"),
+        "{err:?}"
+    );
+    assert_eq!(bad.token_requests.load(Ordering::SeqCst), 1);
+    assert_eq!(bad.authorizations.load(Ordering::SeqCst), 0);
+    assert_eq!(bad.bearer_requests.load(Ordering::SeqCst), 0);
 }
 
 #[tokio::test]

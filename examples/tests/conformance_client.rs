@@ -3,11 +3,11 @@
 //! defaults applied by the client (SEP-1034) and a response stream resumed with
 //! `Last-Event-ID` after the server's `retry` delay (SEP-1699), the 2026-07-28 scenarios
 //! (request `_meta` and version header, `Mcp-*` headers, schema preservation, request
-//! state), and the `auth/*`
-//! scenarios (client OAuth: discovery, the code flow with PKCE, registrations, scopes and
-//! step-up, client credentials, back-compat, RFC 9207 `iss` and metadata issuer checks,
-//! authorization server migration). A scenario passes only with no
-//! failed check and no warning. Needs `npm ci` in `interop/`.
+//! state), and the `auth/*` scenarios (client OAuth: discovery, the code flow with PKCE,
+//! registrations, scopes and step-up, client credentials, back-compat, RFC 9207 `iss` and
+//! metadata issuer checks, authorization server migration, DPoP, workload identity
+//! federation, enterprise-managed authorization). A scenario passes only with no failed
+//! check and no warning. Needs `npm ci` in `interop/`.
 
 mod interop_support;
 
@@ -67,9 +67,18 @@ const SCENARIOS: &[&str] = &[
     // SEP-2352: the resource moves to another authorization server; the client registers
     // and authorizes there, and presents nothing from the old one.
     "auth/authorization-server-migration",
-    // 0.2.0-alpha.12 dropped `auth/cross-app-access-complete-flow`; its successor,
-    // `auth/enterprise-managed-authorization` (token exchange, then the JWT-bearer grant),
-    // is not implemented yet.
+    // SEP-1932 / RFC 9449: the authorization server advertises ES256 DPoP proofs, so the
+    // client binds its token to its own key (a proof at the token endpoint) and presents it
+    // with the `DPoP` scheme and a fresh proof (`ath`) per request; `-nonce`: both servers
+    // ask for a nonce with `use_dpop_nonce`, and the client retries once with it.
+    "auth/dpop",
+    "auth/dpop-nonce",
+    // SEP-1933: workload identity federation, the workload's JWT with the JWT-bearer grant
+    // (RFC 7523) and no registered client.
+    "auth/wif-jwt-bearer",
+    // SEP-990: the user's ID token exchanged for an ID-JAG at the enterprise IdP (RFC 8693),
+    // then the JWT-bearer grant at the MCP server's authorization server.
+    "auth/enterprise-managed-authorization",
 ];
 
 fn results_dir(scenario: &str) -> PathBuf {

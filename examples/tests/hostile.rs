@@ -13,7 +13,9 @@
 //!
 //! Themes, one `#[tokio::test]` each: malformed JSON-RPC, body limits, batches, methods and
 //! params, headers (injection, sizes, version cross-checks, Origin), Host and CORS (DNS
-//! rebinding, preflights), legacy sessions, request state, OAuth tokens, and identity
+//! rebinding, preflights), legacy sessions, request state, OAuth tokens, DPoP proofs
+//! (RFC 9449: forged, misbound, replayed, stale, for another method, URL or token, private
+//! keys, nonce games; `tests/dpop.rs` asserts their challenges exactly), and identity
 //! binding (request state under listener authentication, identities that differ only in a
 //! separator character on the in-memory and the Redis store, tokens that name nobody,
 //! `crit` and private JWT header members, scopes split on spaces only), and change
@@ -32,6 +34,8 @@
 //! the next case uses), and their names are unique within the theme. The runner does the
 //! rest; each theme prints its case count and run time (`-- --nocapture`).
 
+mod dpop_support;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,7 +43,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use mcp::auth::ListenerAuth;
+use dpop_support::{EC2_PEM, EC3_PEM, ED1_PEM, ProofKey, ath, b64};
+use mcp::auth::{DpopConfig, ListenerAuth};
 use mcp::session::{DynSessionStore, MemoryStore, SessionLimits};
 use mcp::{Context, InputRequired, ProtocolMode, SessionMode, ToolOutput, ToolResultExt as _};
 use mcp_examples::authz::{
@@ -201,6 +206,37 @@ struct Srv {
     auth: Option<String>,
     /// The well-behaved client's legacy session.
     session: Option<String>,
+    /// The well-behaved client's DPoP key, when `auth` is a DPoP-bound token.
+    dpop: Option<DpopClient>,
+}
+
+/// A well-behaved DPoP client: a fresh proof for each request.
+#[derive(Clone)]
+struct DpopClient {
+    key: ProofKey,
+    token: String,
+    /// The server's nonce, when it asks for one.
+    nonce: Option<String>,
+}
+
+impl std::fmt::Debug for DpopClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DpopClient")
+            .field("nonce", &self.nonce)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DpopClient {
+    /// A proof for a POST to the endpoint.
+    fn proof(&self) -> String {
+        match &self.nonce {
+            Some(nonce) => self
+                .key
+                .proof_with_nonce("POST", RESOURCE, &self.token, nonce),
+            None => self.key.proof("POST", RESOURCE, &self.token),
+        }
+    }
 }
 
 impl Srv {
@@ -210,6 +246,7 @@ impl Srv {
             eras,
             auth: None,
             session: None,
+            dpop: None,
         }
     }
 }
@@ -624,7 +661,7 @@ fn forbidden() -> Vec<String> {
         list.push(URL_SAFE_NO_PAD.encode(key));
     }
     // A line from the middle of each private signing key.
-    for pem in [RSA1_PEM, RSA2_PEM, EC1_PEM] {
+    for pem in [RSA1_PEM, RSA2_PEM, EC1_PEM, EC2_PEM, EC3_PEM, ED1_PEM] {
         list.extend(pem.lines().nth(1).map(str::to_owned));
     }
     list.extend(
@@ -852,6 +889,9 @@ async fn well_behaved(http: &reqwest::Client, srv: &Srv) -> Result<(), String> {
     for (era, mut call) in calls {
         if let Some(auth) = &srv.auth {
             call = call.with("Authorization", auth);
+        }
+        if let Some(dpop) = &srv.dpop {
+            call = call.with("DPoP", dpop.proof());
         }
         let got = send_http(http, srv.addr, &call).await;
         let body = got.json();
@@ -2985,6 +3025,327 @@ async fn oauth_tokens() {
         ),
     ];
     run("OAuth tokens", &[v], cases).await;
+}
+
+/// The nonce secret of the DPoP theme's nonce-requiring server.
+const NONCE_SECRET: &[u8; 32] = b"hostile-catalogue-dpop-nonce-key";
+
+/// DPoP-bound tokens (RFC 9449; `tests/dpop.rs` asserts each challenge exactly): forged,
+/// misbound, replayed (alone and 200 at once), stale and future proofs, proofs for another
+/// method, URL or token, private keys in the `jwk`, `alg: none` and HS256, two proofs, no
+/// proof, oversized and deeply nested proofs, bound tokens used as bearer tokens, and the
+/// nonce games of a server that requires DPoP and nonces. Both servers' canaries are
+/// DPoP clients.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dpop_proofs() {
+    let authz = LocalAuthServer::start().await;
+    let rsa = SigningKey::rsa("rsa-1", RSA1_PEM);
+    authz.publish(&rsa);
+    let key = ProofKey::es256(EC2_PEM);
+    let attacker = ProofKey::es256(EC3_PEM);
+    let vault = |dpop: DpopConfig| {
+        let config =
+            mcp_examples::files::oauth_config(RESOURCE, &authz.issuer, &authz.jwks_url).dpop(dpop);
+        mcp::Server::builder(Vault)
+            .oauth(config)
+            .transport(|http: mcp::transport::http::HttpConfig| http.allowed_origins([ORIGIN]))
+    };
+    let open = serve(vault(DpopConfig::new())).await;
+    let strict = serve(vault(DpopConfig::new().require().nonce(NONCE_SECRET))).await;
+    let token_bound_to = |jkt: Option<String>| {
+        let mut claims =
+            json!({"sub": "alice", "client_id": "app", "aud": RESOURCE, "scope": "files:read"});
+        if let Some(jkt) = jkt {
+            claims["cnf"] = json!({"jkt": jkt});
+        }
+        authz.issue(&rsa, &claims)
+    };
+    let token = token_bound_to(Some(key.jkt()));
+    let unbound = token_bound_to(None);
+    register_secret(token.clone());
+    register_secret(unbound.clone());
+    let scheme = format!("DPoP {token}");
+    let list = || modern("tools/list", json!({})).with("Authorization", &scheme);
+    let with_proof = |proof: String| list().with("DPoP", proof);
+    let proof = |claims: Value| key.proof_with("POST", RESOURCE, &token, json!({}), claims);
+    let http = http_client();
+
+    // The strict server's nonce, from its first refusal; a proof of each server used once.
+    let first = send_http(&http, strict, &with_proof(proof(json!({})))).await;
+    let nonce = first
+        .head
+        .lines()
+        .find_map(|l| l.strip_prefix("dpop-nonce: "))
+        .unwrap_or_else(|| panic!("a DPoP-Nonce header: {}", first.head))
+        .to_owned();
+    let nonced = |claims: Value| {
+        let mut claims = claims;
+        claims["nonce"] = json!(nonce);
+        proof(claims)
+    };
+    let used = proof(json!({}));
+    let used_with_nonce = nonced(json!({}));
+    for (addr, p) in [(open, &used), (strict, &used_with_nonce)] {
+        let got = send_http(&http, addr, &with_proof(p.clone())).await;
+        check("the first use of a proof", Expect::Ok, &got);
+    }
+    let client = |nonce: Option<String>| DpopClient {
+        key: key.clone(),
+        token: token.clone(),
+        nonce,
+    };
+    let v = Srv {
+        auth: Some(scheme.clone()),
+        dpop: Some(client(None)),
+        ..Srv::new(open, Eras::Both)
+    };
+    let n = Srv {
+        auth: Some(scheme.clone()),
+        dpop: Some(client(Some(nonce.clone()))),
+        ..Srv::new(strict, Eras::Both)
+    };
+    let (v, n) = (&v, &n);
+
+    // Proofs that must be refused.
+    let t = now();
+    let good = proof(json!({}));
+    let mut parts = good.splitn(3, '.');
+    let (head, _, signature) = (parts.next(), parts.next(), parts.next());
+    let forged = format!(
+        "{}.{}.{}",
+        head.unwrap_or_default(),
+        b64(
+            &json!({"jti": "forged", "htm": "POST", "htu": RESOURCE, "iat": t, "ath": ath(&token)})
+        ),
+        signature.unwrap_or_default()
+    );
+    let scalar = p256_scalar(EC2_PEM);
+    register_secret(scalar.clone());
+    let mut private = key.jwk().clone();
+    private["d"] = json!(scalar);
+    let claims = json!({"jti": "x", "htm": "POST", "htu": RESOURCE, "iat": t, "ath": ath(&token)});
+    let none = format!(
+        "{}.{}.",
+        b64(&json!({"typ": "dpop+jwt", "alg": "none", "jwk": key.jwk()})),
+        b64(&claims)
+    );
+    let hs256 = {
+        let header = json!({"typ": "dpop+jwt", "alg": "HS256", "jwk": key.jwk()});
+        let message = format!("{}.{}", b64(&header), b64(&claims));
+        let secret = jsonwebtoken::EncodingKey::from_secret(key.jwk().to_string().as_bytes());
+        let mac =
+            jsonwebtoken::crypto::sign(message.as_bytes(), &secret, jsonwebtoken::Algorithm::HS256)
+                .expect("an HMAC");
+        format!("{message}.{mac}")
+    };
+    let deep = URL_SAFE_NO_PAD.encode(format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)));
+    let deep_header = format!("{deep}.{}.c2ln", b64(&claims));
+    let oversized = format!("{good}{}", "A".repeat(9 << 10));
+    let invalid_proof = Expect::OAuth(401, "invalid_dpop_proof");
+    let invalid_token = Expect::OAuth(401, "invalid_token");
+    let use_nonce = Expect::OAuth(401, "use_dpop_nonce");
+    let cases = vec![
+        case("a forged signature", v, with_proof(forged), invalid_proof),
+        case(
+            "a proof signed by another key than cnf.jkt",
+            v,
+            with_proof(attacker.proof("POST", RESOURCE, &token)),
+            invalid_token,
+        ),
+        case(
+            "a replayed proof",
+            v,
+            with_proof(used.clone()),
+            invalid_proof,
+        ),
+        case(
+            "200 replays of one proof at once",
+            v,
+            Wire::Many(200, Box::new(with_proof(used).into())),
+            invalid_proof,
+        ),
+        case(
+            "a proof two minutes old",
+            v,
+            with_proof(proof(json!({"iat": t - 120}))),
+            invalid_proof,
+        ),
+        case(
+            "a proof a minute ahead",
+            v,
+            with_proof(proof(json!({"iat": t + 60}))),
+            invalid_proof,
+        ),
+        case(
+            "htm GET on a POST",
+            v,
+            with_proof(proof(json!({"htm": "GET"}))),
+            invalid_proof,
+        ),
+        case(
+            "htu of another path",
+            v,
+            with_proof(proof(json!({"htu": "https://mcp.example.com/other"}))),
+            invalid_proof,
+        ),
+        case(
+            "htu of another host",
+            v,
+            with_proof(proof(json!({"htu": "https://evil.example.com/mcp"}))),
+            invalid_proof,
+        ),
+        case(
+            "htu of the address the server listens on",
+            v,
+            with_proof(proof(json!({"htu": format!("http://{}/mcp", v.addr)}))),
+            invalid_proof,
+        ),
+        case(
+            "no ath",
+            v,
+            with_proof(proof(json!({"ath": null}))),
+            invalid_proof,
+        ),
+        case(
+            "ath of another token",
+            v,
+            with_proof(proof(json!({"ath": ath(&unbound)}))),
+            invalid_proof,
+        ),
+        case(
+            "a private key in the jwk",
+            v,
+            with_proof(key.proof_with(
+                "POST",
+                RESOURCE,
+                &token,
+                json!({"jwk": private}),
+                json!({}),
+            )),
+            invalid_proof,
+        ),
+        case("alg none", v, with_proof(none), invalid_proof),
+        case(
+            "HS256 keyed with the jwk",
+            v,
+            with_proof(hs256),
+            invalid_proof,
+        ),
+        case(
+            "two DPoP headers",
+            v,
+            with_proof(proof(json!({}))).also("DPoP", proof(json!({}))),
+            invalid_proof,
+        ),
+        case("the DPoP scheme without a proof", v, list(), invalid_proof),
+        case(
+            "the access token as the proof",
+            v,
+            with_proof(token.clone()),
+            invalid_proof,
+        ),
+        case("a 9 KiB proof", v, with_proof(oversized), invalid_proof),
+        case(
+            "a proof whose header nests 10,000 deep",
+            v,
+            with_proof(deep_header),
+            invalid_proof,
+        ),
+        case(
+            "a Latin-1 byte in the proof",
+            v,
+            list().with("DPoP", b"a\xe9"),
+            invalid_proof,
+        ),
+        case(
+            "a CR inside the proof",
+            v,
+            list().raw(&[b"DPoP: a\rb"]),
+            Expect::Hyper(400),
+        ),
+        case(
+            "a DPoP-bound token as a bearer token",
+            v,
+            modern("tools/list", json!({})).with("Authorization", format!("Bearer {token}")),
+            invalid_token,
+        ),
+        case(
+            "an unbound token with a good proof",
+            v,
+            modern("tools/list", json!({}))
+                .with("Authorization", format!("DPoP {unbound}"))
+                .with("DPoP", key.proof("POST", RESOURCE, &unbound)),
+            invalid_token,
+        ),
+        case(
+            "200 forged proofs at once",
+            v,
+            Wire::Many(
+                200,
+                Box::new(with_proof(attacker.proof("POST", RESOURCE, &token)).into()),
+            ),
+            invalid_token,
+        ),
+        case(
+            "the scheme in lower case",
+            v,
+            modern("tools/list", json!({}))
+                .with("Authorization", format!("dpop {token}"))
+                .with("DPoP", proof(json!({}))),
+            Expect::Ok,
+        ),
+        case("no nonce", n, with_proof(proof(json!({}))), use_nonce),
+        case(
+            "a forged nonce",
+            n,
+            with_proof(proof(json!({"nonce": "AAAAAAAAAAAAAAAAAAAAAAAA"}))),
+            use_nonce,
+        ),
+        case(
+            "a nonce of another length",
+            n,
+            with_proof(proof(json!({"nonce": format!("{nonce}AAAA")}))),
+            use_nonce,
+        ),
+        case(
+            "a numeric nonce",
+            n,
+            with_proof(proof(json!({"nonce": 7}))),
+            invalid_proof,
+        ),
+        case(
+            "the nonce on a replayed proof",
+            n,
+            with_proof(used_with_nonce),
+            invalid_proof,
+        ),
+        case(
+            "the nonce on a proof for another URL",
+            n,
+            with_proof(nonced(json!({"htu": "https://mcp.example.com/other"}))),
+            invalid_proof,
+        ),
+        case(
+            "a bearer token where DPoP is required",
+            n,
+            modern("tools/list", json!({})).with("Authorization", format!("Bearer {unbound}")),
+            invalid_token,
+        ),
+        case(
+            "the nonce and a good proof",
+            n,
+            with_proof(nonced(json!({}))),
+            Expect::Ok,
+        ),
+    ];
+    run("DPoP proofs", &[v, n], cases).await;
+}
+
+/// The private scalar `d` (base64url) of a P-256 PKCS#8 PEM as OpenSSL writes it.
+fn p256_scalar(pem: &str) -> String {
+    let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    let der = STANDARD.decode(body).expect("a PEM");
+    URL_SAFE_NO_PAD.encode(&der[36..68])
 }
 
 /// The issuer listener authentication requires of its JWTs.

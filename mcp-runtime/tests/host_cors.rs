@@ -329,6 +329,7 @@ async fn preflights_from_allowed_origins_are_answered_for_every_method() {
                 "content-type",
                 "accept",
                 "authorization",
+                "dpop",
                 "mcp-protocol-version",
                 "mcp-session-id",
                 "mcp-method",
@@ -377,7 +378,12 @@ async fn responses_to_allowed_origins_expose_the_mcp_headers() {
     assert_eq!(header(&r, "access-control-allow-origin"), PAGE);
     assert_eq!(
         list(header(&r, "access-control-expose-headers")),
-        ["mcp-session-id", "mcp-protocol-version", "www-authenticate"]
+        [
+            "mcp-session-id",
+            "mcp-protocol-version",
+            "www-authenticate",
+            "dpop-nonce"
+        ]
     );
     assert!(list(header(&r, "vary")).contains(&"origin".to_owned()));
     // Errors too: a page must be able to read why it was refused.

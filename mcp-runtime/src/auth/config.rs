@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::DpopConfig;
 use crate::error::Error;
 use crate::redact::Redacted;
 
@@ -40,6 +41,8 @@ pub struct OAuthConfig {
     pub(crate) jwks_max_age: Duration,
     /// Timeout of JWKS and introspection requests (default 10 s).
     pub(crate) http_timeout: Duration,
+    /// DPoP-bound access tokens (RFC 9449), when accepted.
+    pub(crate) dpop: Option<Box<DpopConfig>>,
 }
 
 impl OAuthConfig {
@@ -56,6 +59,7 @@ impl OAuthConfig {
             jwks_min_refresh: Duration::from_secs(30),
             jwks_max_age: Duration::from_secs(3600),
             http_timeout: Duration::from_secs(10),
+            dpop: None,
         }
     }
 
@@ -120,6 +124,31 @@ impl OAuthConfig {
     /// Timeout of JWKS and introspection requests.
     pub fn http_timeout(mut self, timeout: Duration) -> Self {
         self.http_timeout = timeout;
+        self
+    }
+
+    /// Accepts DPoP-bound access tokens (RFC 9449): `Authorization: DPoP <token>` with a
+    /// `DPoP` proof of possession of the key the token is bound to. The metadata then lists
+    /// `dpop_signing_alg_values_supported` and `dpop_bound_access_tokens_required`, and
+    /// `401` answers carry a `DPoP` challenge next to (or, with
+    /// [`DpopConfig::require`], instead of) the `Bearer` one.
+    ///
+    /// A token bound to a key (one with `cnf.jkt`) is refused as a bearer token whether or
+    /// not DPoP is configured: the key binding could not be checked.
+    ///
+    /// ```
+    /// use mcp::auth::{AuthorizationServer, DpopConfig, OAuthConfig};
+    ///
+    /// let oauth = OAuthConfig::new("https://mcp.example.com/mcp")
+    ///     .authorization_server(AuthorizationServer::jwt(
+    ///         "https://login.example.com",
+    ///         "https://login.example.com/jwks",
+    ///     ))
+    ///     .dpop(DpopConfig::new().require());
+    /// # let _ = oauth;
+    /// ```
+    pub fn dpop(mut self, dpop: DpopConfig) -> Self {
+        self.dpop = Some(Box::new(dpop));
         self
     }
 

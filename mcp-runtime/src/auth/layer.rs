@@ -1,19 +1,21 @@
-//! The authentication middleware of the MCP route and the public metadata document.
+//! The authentication middleware of the MCP route (bearer and DPoP-bound tokens, challenges)
+//! and the route of the public metadata document (written by `metadata`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{NestedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Map, Value, json};
 
 use super::config::{OAuthConfig, TokenValidator};
+use super::dpop::{self, DPOP_NONCE, Dpop};
 use super::listener::{Listener, ListenerAuth};
-use super::{AuthError, introspect, jwt};
+use super::{AuthError, introspect, jwt, metadata};
 use crate::base::AuthContext;
 use crate::base::ScopeChallenge;
 use crate::error::Error;
@@ -42,6 +44,8 @@ struct Protected {
     metadata_path: String,
     metadata_url: String,
     metadata: Arc<Vec<u8>>,
+    /// DPoP-bound tokens, when accepted.
+    dpop: Option<Box<Dpop>>,
 }
 
 struct TrustedServer {
@@ -83,30 +87,11 @@ impl Guard {
             ));
         }
         let metadata_url = format!("{}{metadata_path}", resource.origin().ascii_serialization());
-        let mut doc = Map::new();
-        doc.insert("resource".into(), json!(config.resource));
-        doc.insert(
-            "authorization_servers".into(),
-            json!(
-                config
-                    .authorization_servers
-                    .iter()
-                    .map(|s| s.issuer.as_str())
-                    .collect::<Vec<_>>()
-            ),
-        );
-        if !config.advertised_scopes().is_empty() {
-            doc.insert("scopes_supported".into(), json!(config.advertised_scopes()));
-        }
-        doc.insert("bearer_methods_supported".into(), json!(["header"]));
-        if let Some(name) = &config.resource_name {
-            doc.insert("resource_name".into(), json!(name));
-        }
-        if let Some(url) = &config.resource_documentation {
-            doc.insert("resource_documentation".into(), json!(url));
-        }
-        let metadata = serde_json::to_vec(&doc)
-            .map_err(|e| Error::Config(format!("OAuth: cannot serialize the metadata: {e}")))?;
+        let dpop = match &config.dpop {
+            Some(d) => Some(Box::new(Dpop::new(d, &resource)?)),
+            None => None,
+        };
+        let metadata = metadata::document(&config, dpop.as_deref())?;
         let http = reqwest::Client::builder()
             .timeout(config.http_timeout)
             .build()
@@ -148,6 +133,7 @@ impl Guard {
                 metadata_path,
                 metadata_url,
                 metadata: Arc::new(metadata),
+                dpop,
             })),
         })
     }
@@ -162,9 +148,9 @@ impl Guard {
     }
 }
 
-/// The middleware of the MCP route: authenticates the request, checks the required scopes,
-/// inserts the caller into the request extensions, and turns a handler's scope refusal
-/// into a challenge.
+/// The middleware of the MCP route: authenticates the request (a bearer token, or a
+/// DPoP-bound token and its proof), checks the required scopes, inserts the caller into the
+/// request extensions, and turns a handler's scope refusal into a challenge.
 pub(crate) async fn require_auth(
     State(guard): State<Arc<Guard>>,
     mut request: Request,
@@ -182,36 +168,88 @@ pub(crate) async fn require_auth(
         }
         Kind::OAuth(p) => p,
     };
-    let token = match bearer_token(request.headers()) {
-        Ok(t) => t.to_owned(),
-        Err(e) => return protected.refusal(&e),
+    let dpop = protected.dpop.as_deref();
+    let (scheme, token) = match credentials(request.headers(), dpop) {
+        Ok((scheme, token)) => (scheme, token.to_owned()),
+        Err(e) => return protected.refusal(&e, None),
+    };
+    let proof = match (scheme, dpop) {
+        (Scheme::Dpop, Some(d)) => {
+            let nested = request.extensions().get::<NestedPath>();
+            let checked = d.check_proof(
+                request.method(),
+                request.uri(),
+                nested.map(NestedPath::as_str),
+                request.headers(),
+                &token,
+            );
+            match checked {
+                Ok(checked) => Some((d, checked)),
+                Err(e) => return protected.refusal(&e, Some(scheme)),
+            }
+        }
+        (Scheme::Bearer, Some(d)) if d.required => {
+            let e = AuthError::InvalidToken("This resource requires DPoP-bound access tokens");
+            return protected.refusal(&e, Some(scheme));
+        }
+        _ => None,
     };
     let auth = match protected.authenticate(token).await {
         Ok(a) => a,
-        Err(e) => return protected.refusal(&e),
+        Err(e) => return protected.refusal(&e, Some(scheme)),
     };
+    let bound = match &proof {
+        Some((d, checked)) => d.bind(checked, &auth.claims).await,
+        // A token bound to a key is no bearer token, whether DPoP is configured or not.
+        None => match dpop::bound_key(&auth.claims) {
+            Ok(None) => Ok(()),
+            Ok(Some(_)) => Err(AuthError::InvalidToken(
+                "A DPoP-bound token cannot be used as a bearer token",
+            )),
+            Err(e) => Err(e),
+        },
+    };
+    if let Err(e) = bound {
+        return protected.refusal(&e, Some(scheme));
+    }
     if !protected.required.iter().all(|s| auth.scopes.contains(s)) {
         tracing::debug!("refusing a token that lacks the required scopes");
-        return protected.insufficient_scope(&protected.required, "Insufficient scope");
+        return protected.insufficient_scope(&protected.required, "Insufficient scope", scheme);
     }
     request.extensions_mut().insert(auth);
     let mut response = next.run(request).await;
     if let Some(challenge) = response.extensions_mut().remove::<ScopeChallenge>() {
-        let value = challenge_header(
-            "insufficient_scope",
-            &challenge.description,
+        let value = protected.challenge(
+            scheme,
+            Some(("insufficient_scope", &challenge.description)),
             Some(&challenge.scopes),
-            &protected.metadata_url,
         );
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, value);
     }
+    if let Some((d, checked)) = &proof
+        && checked.renew_nonce
+        && let Some(nonce) = d.current_nonce()
+    {
+        response.headers_mut().insert(DPOP_NONCE, nonce);
+    }
     response
 }
 
-/// The bearer token of the `Authorization` header.
-fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthError> {
+/// The `Authorization` scheme of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    Bearer,
+    /// RFC 9449's `DPoP`, accepted when DPoP is configured.
+    Dpop,
+}
+
+/// The scheme and token of the `Authorization` header (`DPoP` only when `dpop` is set).
+fn credentials<'a>(
+    headers: &'a HeaderMap,
+    dpop: Option<&Dpop>,
+) -> Result<(Scheme, &'a str), AuthError> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let (Some(value), None) = (values.next(), values.next()) else {
         return Err(if headers.contains_key(header::AUTHORIZATION) {
@@ -220,23 +258,34 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthError> {
             AuthError::InvalidToken("Missing Authorization header")
         });
     };
-    let invalid = AuthError::InvalidToken("Invalid Authorization header, expected 'Bearer TOKEN'");
+    let invalid = AuthError::InvalidToken(match dpop {
+        None => "Invalid Authorization header, expected 'Bearer TOKEN'",
+        Some(d) if d.required => "Invalid Authorization header, expected 'DPoP TOKEN'",
+        Some(_) => "Invalid Authorization header, expected 'Bearer TOKEN' or 'DPoP TOKEN'",
+    });
     let value = value
         .to_str()
         .map_err(|_| AuthError::InvalidToken("Invalid Authorization header"))?;
-    let (scheme, token) = value.split_once(' ').ok_or(invalid)?;
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return Err(invalid);
+    };
     let token = token.trim();
     let token68 = |t: &str| {
         !t.is_empty()
             && t.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b))
     };
-    if !scheme.eq_ignore_ascii_case("bearer") || !token68(token) {
-        return Err(AuthError::InvalidToken(
-            "Invalid Authorization header, expected 'Bearer TOKEN'",
-        ));
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if dpop.is_some() && scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
+        return Err(invalid);
+    };
+    if !token68(token) {
+        return Err(invalid);
     }
-    Ok(token)
+    Ok((scheme, token))
 }
 
 impl Protected {
@@ -326,38 +375,71 @@ impl Protected {
         all
     }
 
-    fn refusal(&self, e: &AuthError) -> Response {
+    /// The answer to a refused request. `scheme` is the one the request used, when known:
+    /// on a service that accepts DPoP, the challenge of the scheme the error concerns
+    /// carries it (first), and the other scheme's challenge, when accepted, is offered
+    /// without one.
+    fn refusal(&self, e: &AuthError, scheme: Option<Scheme>) -> Response {
         let description = e.to_string();
-        match e {
-            AuthError::InvalidToken(_) => {
-                let mut r = error_json(e.status(), "invalid_token", &description);
-                r.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    challenge_header("invalid_token", &description, None, &self.metadata_url),
-                );
-                r
-            }
-            AuthError::Unavailable(_) => {
-                let mut r = error_json(e.status(), "temporarily_unavailable", &description);
-                r.headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-                r
-            }
+        let mut r = error_json(e.status(), e.code(), &description);
+        if let AuthError::Unavailable(_) = e {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return r;
         }
+        let error = Some((e.code(), description.as_str()));
+        let Some(dpop) = self.dpop.as_deref() else {
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                self.challenge(Scheme::Bearer, error, None),
+            );
+            return r;
+        };
+        let about_dpop = dpop.required
+            || scheme == Some(Scheme::Dpop)
+            || matches!(e, AuthError::InvalidProof(_) | AuthError::UseNonce(_));
+        let (first, second) = if about_dpop {
+            (Scheme::Dpop, (!dpop.required).then_some(Scheme::Bearer))
+        } else {
+            (Scheme::Bearer, Some(Scheme::Dpop))
+        };
+        let h = r.headers_mut();
+        h.append(header::WWW_AUTHENTICATE, self.challenge(first, error, None));
+        if let Some(second) = second {
+            h.append(header::WWW_AUTHENTICATE, self.challenge(second, None, None));
+        }
+        if let Some(nonce) = dpop.current_nonce() {
+            h.insert(DPOP_NONCE, nonce);
+        }
+        r
     }
 
-    fn insufficient_scope(&self, scopes: &[String], description: &str) -> Response {
+    fn insufficient_scope(&self, scopes: &[String], description: &str, scheme: Scheme) -> Response {
         let mut r = error_json(StatusCode::FORBIDDEN, "insufficient_scope", description);
         r.headers_mut().insert(
             header::WWW_AUTHENTICATE,
-            challenge_header(
-                "insufficient_scope",
-                description,
+            self.challenge(
+                scheme,
+                Some(("insufficient_scope", description)),
                 Some(scopes),
-                &self.metadata_url,
             ),
         );
         r
+    }
+
+    /// The challenge of `scheme` with `error` (code, description) and `scopes`; `DPoP`'s
+    /// names the accepted algorithms (`algs`).
+    fn challenge(
+        &self,
+        scheme: Scheme,
+        error: Option<(&str, &str)>,
+        scopes: Option<&[String]>,
+    ) -> HeaderValue {
+        let (name, algs) = match (scheme, self.dpop.as_deref()) {
+            (Scheme::Dpop, Some(d)) => ("DPoP", Some(d.algs())),
+            _ => ("Bearer", None),
+        };
+        challenge(name, error, scopes, algs, &self.metadata_url)
     }
 }
 
@@ -389,25 +471,36 @@ fn granted_scopes(claims: &Map<String, Value>) -> BTreeSet<String> {
     }
 }
 
-/// `WWW-Authenticate: Bearer error="…", error_description="…", scope="…",
-/// resource_metadata="…"` (this order; every value quoted, `\` and `"` escaped).
-pub(crate) fn challenge_header(
-    error: &str,
-    description: &str,
+/// `WWW-Authenticate: <scheme> error="…", error_description="…", scope="…", algs="…",
+/// resource_metadata="…"`: this order, each parameter when present (`error` and
+/// `error_description` together; `algs` on `DPoP` challenges), every value quoted with `\`
+/// and `"` escaped.
+fn challenge(
+    scheme: &str,
+    error: Option<(&str, &str)>,
     scopes: Option<&[String]>,
+    algs: Option<&str>,
     resource_metadata: &str,
 ) -> HeaderValue {
-    let mut v = format!(
-        "Bearer error={}, error_description={}",
-        quote(error),
-        quote(description)
-    );
-    if let Some(scopes) = scopes.filter(|s| !s.is_empty()) {
-        v.push_str(", scope=");
-        v.push_str(&quote(&scopes.join(" ")));
+    let mut params = Vec::with_capacity(5);
+    if let Some((error, description)) = error {
+        params.push(("error", quote(error)));
+        params.push(("error_description", quote(description)));
     }
-    v.push_str(", resource_metadata=");
-    v.push_str(&quote(resource_metadata));
+    if let Some(scopes) = scopes.filter(|s| !s.is_empty()) {
+        params.push(("scope", quote(&scopes.join(" "))));
+    }
+    if let Some(algs) = algs {
+        params.push(("algs", quote(algs)));
+    }
+    params.push(("resource_metadata", quote(resource_metadata)));
+    let mut v = String::from(scheme);
+    for (i, (name, value)) in params.iter().enumerate() {
+        v.push_str(if i == 0 { " " } else { ", " });
+        v.push_str(name);
+        v.push('=');
+        v.push_str(value);
+    }
     HeaderValue::from_str(&v).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
 }
 
@@ -444,64 +537,9 @@ fn error_json(status: StatusCode, error: &str, description: &str) -> Response {
 /// listener authentication).
 pub(crate) fn metadata_router(guard: &Arc<Guard>) -> Router {
     match &guard.kind {
-        Kind::OAuth(p) => Router::new()
-            .route(&p.metadata_path, axum::routing::any(metadata))
-            .with_state(p.metadata.clone()),
+        Kind::OAuth(p) => metadata::router(&p.metadata_path, p.metadata.clone()),
         Kind::Listener(_) => Router::new(),
     }
-}
-
-async fn metadata(State(doc): State<Arc<Vec<u8>>>, method: Method) -> Response {
-    let mut r = match method {
-        Method::GET => {
-            let mut r = Response::new(Body::from(doc.as_ref().clone()));
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            r
-        }
-        Method::HEAD => {
-            let mut r = Response::new(Body::empty());
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            r
-        }
-        Method::OPTIONS => {
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::NO_CONTENT;
-            let h = r.headers_mut();
-            h.insert(
-                header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static("GET, HEAD, OPTIONS"),
-            );
-            h.insert(
-                header::ACCESS_CONTROL_ALLOW_HEADERS,
-                HeaderValue::from_static("MCP-Protocol-Version, Content-Type, Authorization"),
-            );
-            h.insert(
-                header::ACCESS_CONTROL_MAX_AGE,
-                HeaderValue::from_static("86400"),
-            );
-            r
-        }
-        _ => {
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-            r.headers_mut().insert(
-                header::ALLOW,
-                HeaderValue::from_static("GET, HEAD, OPTIONS"),
-            );
-            r
-        }
-    };
-    r.headers_mut().insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    r
 }
 
 #[cfg(test)]

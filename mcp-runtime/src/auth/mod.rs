@@ -23,6 +23,35 @@
 //! introspection. The authenticated caller is available to tools as
 //! [`AuthContext`](crate::AuthContext), and owns the legacy sessions it creates.
 //!
+//! **DPoP-bound tokens** (RFC 9449): with [`OAuthConfig::dpop`] the service also accepts
+//! `Authorization: DPoP <token>` with one `DPoP` header, a proof JWT the client signs for
+//! each request. The proof is checked as RFC 9449 §4.3 requires (`typ` `dpop+jwt`, an
+//! asymmetric `alg` of [`DpopConfig::algorithms`], a public `jwk` that verifies the
+//! signature, `htm`, `htu`, `iat` within [`DpopConfig::iat_window`], `ath`), the token must be
+//! bound to the proof's key (its `cnf.jkt`, a JWT claim or an introspection member, is the
+//! RFC 7638 thumbprint of the `jwk`), and each proof is accepted once ([`DpopReplayStore`]:
+//! a bounded [`MemoryReplayStore`] by default, `RedisReplayStore` (feature `redis`) for
+//! replicas). `htu` is compared with the origin of the configured resource URL and the path
+//! the request arrived with (a `nest_service` prefix put back), so a TLS-terminating proxy
+//! is fine as long as it keeps the path. A token bound to a key is refused as a bearer
+//! token, with or without DPoP configured; [`DpopConfig::require`] refuses bearer tokens
+//! altogether, and [`DpopConfig::nonce`] adds server nonces (stateless: an HMAC of a time
+//! slot, shared by replicas through the secret). A refusal carries its error in the
+//! challenge of the scheme the request used, the other accepted scheme's challenge without
+//! one:
+//!
+//! ```text
+//! HTTP/1.1 401 Unauthorized
+//! WWW-Authenticate: DPoP error="invalid_dpop_proof", error_description="DPoP proof is too old", algs="ES256 EdDSA", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+//! WWW-Authenticate: Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+//! ```
+//!
+//! `invalid_dpop_proof` is a proof that failed a check, `invalid_token` the token or its
+//! binding, `use_dpop_nonce` a missing or stale nonce (with the current one in a
+//! `DPoP-Nonce` header); a replay store that fails is answered `503`. A tool tells a caller
+//! that proved possession of a key by its token's `cnf.jkt` claim
+//! ([`AuthContext::claims`](crate::AuthContext)): bound tokens pass only with their proof.
+//!
 //! JWTs are read as strictly as RFC 7515 requires: a token whose header has a `crit` member
 //! is refused (this validator understands no extension), and private header members of any
 //! JSON type are ignored. `scope` is split on single spaces (RFC 6749 §3.3); a piece that is
@@ -68,13 +97,18 @@
 //! ```
 
 mod config;
+mod dpop;
 mod introspect;
 mod jws;
 mod jwt;
 mod layer;
 mod listener;
+mod metadata;
 
 pub use config::{AuthorizationServer, OAuthConfig, TokenValidator};
+#[cfg(feature = "redis")]
+pub use dpop::RedisReplayStore;
+pub use dpop::{DpopConfig, DpopReplayStore, MemoryReplayStore};
 pub(crate) use layer::{AuthConfig, Guard, metadata_router, require_auth};
 pub use listener::ListenerAuth;
 
@@ -86,7 +120,15 @@ pub(crate) enum AuthError {
     /// No usable token, or a token that failed validation: 401 `invalid_token`.
     #[error("{0}")]
     InvalidToken(&'static str),
-    /// The token could not be checked (introspection or JWKS endpoint unreachable): 503.
+    /// A DPoP proof that failed a check (RFC 9449 §7.1): 401 `invalid_dpop_proof`.
+    #[error("{0}")]
+    InvalidProof(&'static str),
+    /// A DPoP proof without the server's current nonce (RFC 9449 §9): 401
+    /// `use_dpop_nonce`, with a `DPoP-Nonce` header.
+    #[error("{0}")]
+    UseNonce(&'static str),
+    /// The token could not be checked (introspection or JWKS endpoint unreachable, the
+    /// DPoP replay cache failing): 503.
     #[error("{0}")]
     Unavailable(&'static str),
 }
@@ -95,8 +137,20 @@ impl AuthError {
     /// The HTTP status this refusal is answered with.
     pub(crate) fn status(&self) -> http::StatusCode {
         match self {
-            Self::InvalidToken(_) => http::StatusCode::UNAUTHORIZED,
+            Self::InvalidToken(_) | Self::InvalidProof(_) | Self::UseNonce(_) => {
+                http::StatusCode::UNAUTHORIZED
+            }
             Self::Unavailable(_) => http::StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The OAuth `error` code of the answer.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidToken(_) => "invalid_token",
+            Self::InvalidProof(_) => "invalid_dpop_proof",
+            Self::UseNonce(_) => "use_dpop_nonce",
+            Self::Unavailable(_) => "temporarily_unavailable",
         }
     }
 }

@@ -1,12 +1,20 @@
 //! Bearer authentication hooks: a [`TokenProvider`] supplies the `Authorization` token of
 //! each request and is told about `401` and `insufficient_scope` challenges. Full OAuth
 //! flows (discovery, authorization, refresh) are built on this hook: `mcp::client::oauth`
-//! and `ClientConfig::oauth`, with the `oauth` feature.
+//! and `ClientConfig::oauth`, with the `oauth` feature, whose DPoP-bound tokens go out
+//! with the `DPoP` scheme and a proof per request (a [`TokenPresenter`]).
 
 use std::future::Future;
 
+use http::HeaderName;
+
 use super::ClientError;
 use crate::base::BoxFuture;
+
+/// The header of a DPoP proof (RFC 9449 §4.1).
+pub(crate) const DPOP: HeaderName = HeaderName::from_static("dpop");
+/// The header of a server-supplied DPoP nonce (RFC 9449 §8, §9).
+pub(crate) const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
 
 /// A parsed `WWW-Authenticate` challenge of a `401` or `403` response.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -17,6 +25,8 @@ pub struct AuthChallenge {
     error_description: Option<String>,
     scope: Option<String>,
     resource_metadata: Option<String>,
+    /// The `DPoP-Nonce` header sent with the challenge.
+    dpop_nonce: Option<String>,
     /// The SHA-256 of the token the challenged request carried (`None`: no token).
     rejected: Option<[u8; 32]>,
 }
@@ -50,6 +60,25 @@ impl AuthChallenge {
     /// The `resource_metadata` parameter (URL of the protected resource metadata).
     pub fn resource_metadata(&self) -> Option<&str> {
         self.resource_metadata.as_deref()
+    }
+
+    /// The `DPoP-Nonce` the server sent with the challenge (RFC 9449 §9: with
+    /// `error="use_dpop_nonce"` it asks for a proof carrying it).
+    pub fn dpop_nonce(&self) -> Option<&str> {
+        self.dpop_nonce.as_deref()
+    }
+
+    /// Records the `DPoP-Nonce` header of the challenged response.
+    pub(crate) fn with_dpop_nonce(mut self, nonce: Option<&str>) -> Self {
+        self.dpop_nonce = nonce.map(str::to_owned);
+        self
+    }
+
+    /// A `401` with `error="use_dpop_nonce"` and a nonce: retry with a proof carrying it.
+    pub(crate) fn is_dpop_nonce_request(&self) -> bool {
+        self.status == 401
+            && self.error.as_deref() == Some("use_dpop_nonce")
+            && self.dpop_nonce.is_some()
     }
 
     /// Parses a `WWW-Authenticate` value (parameters quoted or bare; unknown ones ignored).
@@ -219,6 +248,31 @@ impl<T: TokenProvider> DynTokenProvider for T {
     }
 }
 
+/// How a token goes out on one request: its `Authorization` scheme and, for a DPoP-bound
+/// token, the proof for the `DPoP` header.
+pub(crate) struct Presentation {
+    pub(crate) scheme: &'static str,
+    pub(crate) proof: Option<String>,
+}
+
+impl Presentation {
+    /// A bearer token (RFC 6750).
+    pub(crate) const BEARER: Self = Self {
+        scheme: "Bearer",
+        proof: None,
+    };
+}
+
+/// Presents the tokens of a provider that binds them to a key (DPoP, RFC 9449): the OAuth
+/// provider implements it; every other provider's tokens are bearer tokens.
+pub(crate) trait TokenPresenter: Send + Sync + 'static {
+    /// How `token` goes out on a `method` request to `url`.
+    fn present(&self, token: &str, method: &http::Method, url: &reqwest::Url) -> Presentation;
+
+    /// Records a `DPoP-Nonce` the server at `url` sent.
+    fn nonce(&self, url: &reqwest::Url, nonce: &str);
+}
+
 /// A fixed bearer token. `Debug` never shows it.
 #[derive(Clone)]
 pub struct StaticToken(String);
@@ -271,5 +325,11 @@ mod tests {
         let c = AuthChallenge::parse(401, "Bearer");
         assert_eq!(c.scheme(), Some("Bearer"));
         assert_eq!(c.error(), None);
+        let c = AuthChallenge::parse(401, r#"DPoP error="use_dpop_nonce", algs="ES256""#);
+        assert_eq!(c.scheme(), Some("DPoP"));
+        assert!(!c.is_dpop_nonce_request(), "no nonce header");
+        let c = c.with_dpop_nonce(Some("n-1"));
+        assert_eq!(c.dpop_nonce(), Some("n-1"));
+        assert!(c.is_dpop_nonce_request());
     }
 }

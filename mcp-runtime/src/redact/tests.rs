@@ -570,7 +570,7 @@ async fn oauth_http_errors_mask_the_url() {
     let http = OAuthHttp::standalone(Duration::from_secs(5)).unwrap();
     let url = reqwest::Url::parse("http://127.0.0.1:1/token?client_secret=URL-SECRET&x=1").unwrap();
     let e = http
-        .post_form(&url, &[("grant_type", "client_credentials")], None)
+        .post_form(&url, &[("grant_type", "client_credentials")], None, None)
         .await
         .err()
         .unwrap();

@@ -4,10 +4,14 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use super::assertion::{AssertionSource, WorkloadIdentity};
 use super::client_auth::ClientAuth;
+use super::dpop::{DpopKey, DpopPolicy};
 use super::error::OAuthError;
 use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
-use super::id_jag::IdentityAssertionContext;
+use super::id_jag::{
+    IdentityAssertionContext, IdentityProviderConfig, exchange_id_token_for_id_jag,
+};
 use super::store::{MemoryTokenStore, TokenStore};
 use crate::base::BoxFuture;
 
@@ -148,6 +152,7 @@ pub(crate) enum Grant {
         client: ClientRegistration,
         provider: Arc<dyn DynAssertionProvider>,
     },
+    WorkloadIdentity(WorkloadIdentity),
 }
 
 /// The OAuth configuration of a [`Client`](crate::client::Client)
@@ -156,6 +161,9 @@ pub(crate) enum Grant {
 /// On a `401` the client discovers the server's authorization server, obtains a token
 /// with the configured grant and retries; on a `403 insufficient_scope` it asks for the
 /// union of its scopes and the challenge's (step-up), at most three times per request.
+///
+/// Tokens are DPoP-bound (RFC 9449) when the authorization server advertises ES256 DPoP
+/// proofs: see [`dpop`](Self::dpop).
 ///
 /// ```
 /// use mcp::client::ClientConfig;
@@ -179,6 +187,8 @@ pub struct OAuthConfig {
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) offline_access: bool,
+    pub(crate) dpop: DpopPolicy,
+    pub(crate) dpop_key: Option<DpopKey>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -187,11 +197,14 @@ impl std::fmt::Debug for OAuthConfig {
             Grant::AuthorizationCode { .. } => "authorization_code",
             Grant::ClientCredentials { .. } => "client_credentials",
             Grant::IdentityAssertion { .. } => "jwt-bearer (ID-JAG)",
+            Grant::WorkloadIdentity(_) => "jwt-bearer (workload identity)",
         };
         f.debug_struct("OAuthConfig")
             .field("grant", &grant)
             .field("scopes", &self.scopes)
             .field("offline_access", &self.offline_access)
+            .field("dpop", &self.dpop)
+            .field("dpop_key", &self.dpop_key)
             .finish_non_exhaustive()
     }
 }
@@ -203,6 +216,8 @@ impl OAuthConfig {
             scopes: None,
             store: Arc::new(MemoryTokenStore::new()),
             offline_access: true,
+            dpop: DpopPolicy::default(),
+            dpop_key: None,
         }
     }
 
@@ -227,11 +242,14 @@ impl OAuthConfig {
         })
     }
 
-    /// Enterprise-managed authorization: after discovery, `provider` is called with the
-    /// resolved audience, resource, client ID and scopes, and returns an ID-JAG, which the
-    /// JWT-bearer grant (RFC 7523) exchanges at the resource's authorization server. It runs
-    /// under the client's authorization lock (other requests wait; it must not use the same
-    /// client). Only the final access token is kept; refresh tokens are ignored.
+    /// Enterprise-managed authorization with an ID-JAG from anywhere: after discovery,
+    /// `provider` is called with the resolved audience, resource, client ID and scopes, and
+    /// returns an ID-JAG, which the JWT-bearer grant (RFC 7523) exchanges at the resource's
+    /// authorization server (only if its `aud` names that server). It runs under the
+    /// client's authorization lock (other requests wait; it must not use the same client).
+    /// Only the final access token is kept; refresh tokens are ignored.
+    /// [`enterprise_managed`](Self::enterprise_managed) is this with the token exchange at
+    /// an identity provider as the provider.
     pub fn identity_assertion(
         client: ClientRegistration,
         provider: impl AssertionProvider,
@@ -240,6 +258,49 @@ impl OAuthConfig {
             client,
             provider: Arc::new(provider),
         })
+    }
+
+    /// Enterprise-managed authorization (SEP-990) in one step: at each authorization the
+    /// user's OpenID Connect ID token (`id_token`, read afresh each time) is exchanged at
+    /// the enterprise identity provider `idp` for an ID-JAG (RFC 8693 token exchange, with
+    /// the discovered authorization server as audience, the resource and the scopes; see
+    /// [`exchange_id_token_for_id_jag`]), which the JWT-bearer grant then exchanges at the
+    /// MCP server's authorization server with `client`'s credentials there. The same as
+    /// [`identity_assertion`](Self::identity_assertion) with that exchange as the provider.
+    ///
+    /// ```
+    /// use mcp::client::oauth::{
+    ///     AssertionSource, ClientAuth, ClientRegistration, IdentityProviderConfig, OAuthConfig,
+    /// };
+    ///
+    /// let idp = IdentityProviderConfig::new("https://idp.example.com", "mcp-host-at-idp");
+    /// let oauth = OAuthConfig::enterprise_managed(
+    ///     ClientRegistration::pre_registered("mcp-host").auth(ClientAuth::client_secret("s3cret")),
+    ///     idp,
+    ///     AssertionSource::env("USER_ID_TOKEN"),
+    /// );
+    /// # drop(oauth);
+    /// ```
+    pub fn enterprise_managed(
+        client: ClientRegistration,
+        idp: IdentityProviderConfig,
+        id_token: AssertionSource,
+    ) -> Self {
+        Self::identity_assertion(client, move |context: IdentityAssertionContext| {
+            let (idp, id_token) = (idp.clone(), id_token.clone());
+            async move {
+                let id_token = id_token.read(context.clone()).await?;
+                exchange_id_token_for_id_jag(&id_token, &context, &idp).await
+            }
+        })
+    }
+
+    /// Workload identity federation (SEP-1933): the JWT-bearer grant (RFC 7523) with the
+    /// workload's platform-issued JWT, no registered client and no secret; see
+    /// [`WorkloadIdentity`]. Tokens are not refreshed: the grant runs again, with the
+    /// assertion read afresh, when one expires.
+    pub fn workload_identity(workload: WorkloadIdentity) -> Self {
+        Self::with(Grant::WorkloadIdentity(workload))
     }
 
     /// Requests these scopes (the challenge's are added) instead of choosing them from the
@@ -268,6 +329,32 @@ impl OAuthConfig {
     /// authorization server lists it in `scopes_supported` (default `true`).
     pub fn offline_access(mut self, enabled: bool) -> Self {
         self.offline_access = enabled;
+        self
+    }
+
+    /// When tokens are DPoP-bound (RFC 9449, SEP-1932). The default,
+    /// [`DpopPolicy::Auto`], asks for them when the authorization server advertises ES256
+    /// in `dpop_signing_alg_values_supported` (or the resource requires them): every token
+    /// request then carries a proof of the client's key, and a `DPoP` token goes to the
+    /// server with the `DPoP` scheme and a fresh proof per request (`ath`, and the nonce a
+    /// server asks for with `use_dpop_nonce`, retried once).
+    ///
+    /// ```
+    /// use mcp::client::oauth::{ClientAuth, DpopPolicy, OAuthConfig};
+    ///
+    /// let oauth = OAuthConfig::client_credentials("svc", ClientAuth::client_secret("s3cret"))
+    ///     .dpop(DpopPolicy::Required);
+    /// # drop(oauth);
+    /// ```
+    pub fn dpop(mut self, policy: DpopPolicy) -> Self {
+        self.dpop = policy;
+        self
+    }
+
+    /// The key new DPoP-bound tokens are bound to (default: each client generates one
+    /// when it first needs it). A stored token keeps its own key ([`StoredToken::dpop_key`](super::StoredToken::dpop_key)).
+    pub fn dpop_key(mut self, key: DpopKey) -> Self {
+        self.dpop_key = Some(key);
         self
     }
 }

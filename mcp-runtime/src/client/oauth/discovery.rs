@@ -27,6 +27,9 @@ pub(crate) struct ServerMetadata {
     pub(crate) scopes_supported: Option<Vec<String>>,
     pub(crate) auth_methods: Option<Vec<String>>,
     pub(crate) client_id_metadata_document_supported: bool,
+    /// RFC 9449 §5.1 `dpop_signing_alg_values_supported`: the server accepts DPoP proofs
+    /// signed with these.
+    pub(crate) dpop_algs: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -73,6 +76,8 @@ pub(crate) struct Discovered {
     pub(crate) resource: Option<String>,
     /// The resource's `scopes_supported`.
     pub(crate) scopes_supported: Option<Vec<String>>,
+    /// The resource's `dpop_bound_access_tokens_required` (RFC 9728).
+    pub(crate) dpop_required: bool,
     /// The chosen authorization server.
     pub(crate) server: ServerMetadata,
 }
@@ -122,6 +127,7 @@ fn parse_server_metadata(value: &Value, url: &Url) -> Result<ServerMetadata, OAu
             .get("client_id_metadata_document_supported")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        dpop_algs: strings(value, "dpop_signing_alg_values_supported"),
     })
 }
 
@@ -279,6 +285,10 @@ pub(crate) async fn discover(
     Ok(Discovered {
         resource: Some(advertised.to_owned()),
         scopes_supported: strings(&prm, "scopes_supported"),
+        dpop_required: prm
+            .get("dpop_bound_access_tokens_required")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         server: metadata,
     })
 }
@@ -293,6 +303,7 @@ async fn legacy(http: &OAuthHttp, server: &Url) -> Result<Discovered, OAuthError
             return Ok(Discovered {
                 resource: None,
                 scopes_supported: None,
+                dpop_required: false,
                 server: parse_server_metadata(&doc, &url)?,
             });
         }
@@ -301,6 +312,7 @@ async fn legacy(http: &OAuthHttp, server: &Url) -> Result<Discovered, OAuthError
     Ok(Discovered {
         resource: None,
         scopes_supported: None,
+        dpop_required: false,
         server: ServerMetadata {
             issuer: origin.as_str().trim_end_matches('/').to_owned(),
             authorization_endpoint: Some(at(&origin, "/authorize")),

@@ -282,9 +282,19 @@ pub enum OAuthError {
         #[source]
         source: Option<BoxError>,
     },
-    /// The identity assertion provider failed.
-    #[error("the identity assertion provider failed")]
+    /// The assertion of a JWT-bearer grant could not be obtained: its provider failed, its
+    /// file or environment variable cannot be read, or it is empty.
+    #[error("the assertion could not be obtained")]
     Assertion(#[source] BoxError),
+    /// The assertion of a JWT-bearer grant names another audience than the authorization
+    /// server it would go to (RFC 7523 §3); it was not sent.
+    #[error("the assertion is for {audience:?}, not the authorization server {issuer}; not sent")]
+    AssertionAudience {
+        /// The authorization server's issuer.
+        issuer: String,
+        /// The assertion's `aud` values (none when it has no `aud` or is not a JWT).
+        audience: Vec<String>,
+    },
     /// The server keeps asking for scopes the current token already has: a new
     /// authorization would not help.
     #[error("the server refuses scopes already granted ({scopes}); not authorizing again")]

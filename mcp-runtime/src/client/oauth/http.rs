@@ -8,6 +8,7 @@ use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
 
 use super::error::{OAuthError, shown};
+use crate::client::auth::{DPOP, DPOP_NONCE};
 
 /// The largest OAuth document read (metadata, registration, token responses).
 const MAX_DOCUMENT_BYTES: usize = 1 << 20;
@@ -50,6 +51,8 @@ pub(crate) struct Answer {
     pub(crate) status: u16,
     pub(crate) json: Option<Value>,
     pub(crate) content_type: String,
+    /// The `DPoP-Nonce` header (RFC 9449 §8), if any.
+    pub(crate) dpop_nonce: Option<String>,
 }
 
 /// The HTTP client of the OAuth flows.
@@ -120,12 +123,14 @@ impl OAuthHttp {
         Err(OAuthError::invalid(url.as_str(), "too many redirects"))
     }
 
-    /// Posts a form, with HTTP Basic client authentication when `basic` is given.
+    /// Posts a form, with HTTP Basic client authentication when `basic` is given and a
+    /// `DPoP` proof header when `dpop` is.
     pub(crate) async fn post_form(
         &self,
         url: &Url,
         form: &[(&str, &str)],
         basic: Option<(&str, &str)>,
+        dpop: Option<&str>,
     ) -> Result<Answer, OAuthError> {
         check(url)?;
         let body = serde_urlencoded(form);
@@ -149,6 +154,9 @@ impl OAuthHttp {
                 })?;
             value.set_sensitive(true);
             request = request.header(http::header::AUTHORIZATION, value);
+        }
+        if let Some(proof) = dpop {
+            request = request.header(DPOP, proof);
         }
         let response = self.send(url, request).await?;
         self.read(url, response).await
@@ -187,6 +195,11 @@ impl OAuthHttp {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
+        let dpop_nonce = response
+            .headers()
+            .get(DPOP_NONCE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let mut body = Vec::new();
         let read = async {
             while let Some(chunk) = response.chunk().await? {
@@ -221,6 +234,7 @@ impl OAuthHttp {
             status: status_code(status),
             json,
             content_type,
+            dpop_nonce,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Enterprise-managed authorization (SEP-990): the context handed to the assertion
 //! provider, and the RFC 8693 token exchange that turns the user's ID token into an
-//! ID-JAG at the identity provider.
+//! ID-JAG at the identity provider (the JWT-bearer grant that follows is the provider's,
+//! shared with workload identity federation).
 
 use std::time::Duration;
 
@@ -12,6 +13,9 @@ use super::discovery::ServerMetadata;
 use super::error::OAuthError;
 use super::http::{OAuthHttp, endpoint};
 use super::token::{self, Identity};
+
+/// The token type of an ID-JAG (RFC 8693 `requested_token_type`, `issued_token_type`).
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
 /// What the ID-JAG must be issued for, resolved by discovery.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,7 +110,8 @@ impl IdentityProviderConfig {
 /// (RFC 8693: `subject_token_type` `id_token`, `requested_token_type` `id-jag`, with the
 /// context's audience, resource and scopes). A rejection is an
 /// [`OAuthError::Token`] carrying the provider's OAuth error response (for example
-/// `insufficient_user_authentication`: the user must sign in again).
+/// `insufficient_user_authentication`: the user must sign in again); an answer whose
+/// `issued_token_type` is not `id-jag` is refused.
 pub async fn exchange_id_token_for_id_jag(
     id_token: &str,
     context: &IdentityAssertionContext,
@@ -129,10 +134,7 @@ pub async fn exchange_id_token_for_id_jag(
             "grant_type",
             "urn:ietf:params:oauth:grant-type:token-exchange",
         ),
-        (
-            "requested_token_type",
-            "urn:ietf:params:oauth:token-type:id-jag",
-        ),
+        ("requested_token_type", ID_JAG),
         ("subject_token", id_token),
         (
             "subject_token_type",
@@ -144,9 +146,23 @@ pub async fn exchange_id_token_for_id_jag(
     if !scope.is_empty() {
         params.push(("scope", &scope));
     }
-    let response =
-        token::request(&http, &token_endpoint, &client, &idp.issuer, &params, false).await?;
-    Ok(response.access_token)
+    let response = token::request(
+        &http,
+        &token_endpoint,
+        &client,
+        &idp.issuer,
+        &params,
+        token::Expect::Any,
+        None,
+    )
+    .await?;
+    match response.issued_token_type.as_deref() {
+        None | Some(ID_JAG) => Ok(response.access_token),
+        Some(other) => Err(OAuthError::invalid(
+            token_endpoint.as_str(),
+            format!("the token exchange issued a {other}, not an ID-JAG"),
+        )),
+    }
 }
 
 async fn discover_token_endpoint(http: &OAuthHttp, issuer: &Url) -> Result<Url, OAuthError> {

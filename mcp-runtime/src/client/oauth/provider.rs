@@ -1,15 +1,20 @@
 //! The OAuth token provider: serves the stored token, refreshes it, and on a challenge
 //! runs discovery and the configured grant under the client's authorization lock.
 
+use std::sync::OnceLock;
+
 use reqwest::Url;
 
+use super::assertion::check_audience;
 use super::config::{Grant, OAuthConfig};
 use super::discovery::{Discovered, discover};
+use super::dpop::{ALGORITHM, DpopKey, DpopPolicy, Nonces, Prover};
 use super::error::{OAuthError, OAuthErrorResponse};
 use super::handler::is_redirect_to;
 use super::http::OAuthHttp;
 use super::store::StoredToken;
-use super::token::{self, Identity, Pkce, random_state};
+use super::token::{self, Expect, Identity, JWT_BEARER, Pkce, random_state};
+use crate::client::auth::{Presentation, TokenPresenter};
 use crate::client::{AuthChallenge, ClientError, TokenProvider};
 
 #[derive(Default)]
@@ -29,6 +34,10 @@ pub(crate) struct OAuthProvider {
     config: OAuthConfig,
     http: OAuthHttp,
     lock: tokio::sync::Mutex<State>,
+    /// This client's DPoP key, generated when first needed.
+    dpop_key: OnceLock<DpopKey>,
+    /// The DPoP nonces the authorization server and the MCP server handed out.
+    nonces: Nonces,
 }
 
 fn scope_list(scope: Option<&str>) -> Vec<String> {
@@ -54,7 +63,50 @@ impl OAuthProvider {
             config,
             http,
             lock: tokio::sync::Mutex::new(State::default()),
+            dpop_key: OnceLock::new(),
+            nonces: Nonces::default(),
         }
+    }
+
+    /// The key new tokens are bound to: the configured one, else this client's own.
+    fn new_token_key(&self) -> &DpopKey {
+        match &self.config.dpop_key {
+            Some(key) => key,
+            None => self.dpop_key.get_or_init(DpopKey::generate),
+        }
+    }
+
+    /// Whether token requests to the discovered server carry DPoP proofs (see
+    /// [`DpopPolicy`]); `stored` is the key of the token being refreshed, which its
+    /// refresh token may be bound to.
+    fn dpop_key_for(
+        &self,
+        discovered: &Discovered,
+        stored: Option<&DpopKey>,
+    ) -> Result<Option<DpopKey>, OAuthError> {
+        let algs = discovered.server.dpop_algs.as_deref();
+        let es256 = algs.is_some_and(|a| a.iter().any(|alg| alg == ALGORITHM));
+        let wanted = match self.config.dpop {
+            DpopPolicy::Disabled => false,
+            DpopPolicy::Auto => es256 || discovered.dpop_required || stored.is_some(),
+            DpopPolicy::Required => true,
+        };
+        if !wanted {
+            return Ok(None);
+        }
+        if let Some(algs) = algs.filter(|_| !es256) {
+            return Err(OAuthError::InvalidResponse {
+                url: super::error::shown(&discovered.server.issuer),
+                reason: format!(
+                    "DPoP is wanted but the authorization server accepts only {algs:?} proofs, not {ALGORITHM}"
+                ),
+            });
+        }
+        Ok(Some(
+            stored
+                .cloned()
+                .unwrap_or_else(|| self.new_token_key().clone()),
+        ))
     }
 
     fn issuer_hint(&self) -> Option<&str> {
@@ -63,6 +115,7 @@ impl OAuthProvider {
                 client.issuer.as_deref()
             }
             Grant::ClientCredentials { issuer, .. } => issuer.as_deref(),
+            Grant::WorkloadIdentity(workload) => workload.issuer.as_deref(),
         }
     }
 
@@ -98,7 +151,7 @@ impl OAuthProvider {
         let identity = self.identity(state, &discovered).await?;
         let params = vec![("grant_type", "refresh_token"), ("refresh_token", refresh)];
         let mut response = self
-            .token_request(&discovered, &identity, params, true)
+            .token_request(&discovered, &identity, params, true, stored.dpop_key())
             .await?;
         if response.refresh_token.is_none() {
             response.refresh_token = Some(refresh.to_owned());
@@ -128,6 +181,9 @@ impl OAuthProvider {
                 client_id, auth, ..
             } => {
                 return Ok(Identity::resolve(client_id, auth, server));
+            }
+            Grant::WorkloadIdentity(workload) => {
+                return Ok(Identity::workload(workload.client_id.as_deref()));
             }
             Grant::AuthorizationCode { client, handler } => {
                 (client, Some(handler.dyn_redirect_uri()))
@@ -237,33 +293,29 @@ impl OAuthProvider {
                 if !scope.is_empty() {
                     params.push(("scope", &scope));
                 }
-                self.token_request(&discovered, &identity, params, true)
+                self.token_request(&discovered, &identity, params, true, None)
                     .await?
                     .into_stored(&scopes, true)
             }
             Grant::IdentityAssertion { provider, .. } => {
-                let server = &discovered.server;
-                let context = super::IdentityAssertionContext {
-                    audience: server.issuer.clone(),
-                    resource: discovered
-                        .resource
-                        .clone()
-                        .unwrap_or_else(|| self.server.to_string()),
-                    client_id: identity.client_id.clone(),
-                    scopes: scopes.clone(),
-                };
+                let context = self.assertion_context(&discovered, &identity, &scopes);
                 let assertion = provider.dyn_assertion(context).await?;
-                let scope = scopes.join(" ");
-                let mut params = vec![
-                    ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
-                    ("assertion", assertion.as_str()),
-                ];
-                if !scope.is_empty() {
-                    params.push(("scope", &scope));
-                }
-                self.token_request(&discovered, &identity, params, false)
+                self.jwt_bearer(&discovered, &identity, &assertion, &scopes, false, &[])
                     .await?
-                    .into_stored(&scopes, false)
+            }
+            Grant::WorkloadIdentity(workload) => {
+                let context = self.assertion_context(&discovered, &identity, &scopes);
+                let assertion = workload.source.read(context).await?;
+                let audiences: Vec<&str> = workload.audiences.iter().map(String::as_str).collect();
+                self.jwt_bearer(
+                    &discovered,
+                    &identity,
+                    &assertion,
+                    &scopes,
+                    true,
+                    &audiences,
+                )
+                .await?
             }
         };
         let token = token.with_issuer(discovered.server.issuer.clone());
@@ -271,6 +323,52 @@ impl OAuthProvider {
         self.config.store.save(&self.key, token);
         state.refreshed = None;
         Ok(access)
+    }
+
+    /// What an assertion must be issued for: the discovered authorization server (its
+    /// issuer as the audience), the resource, the client and the scopes.
+    fn assertion_context(
+        &self,
+        discovered: &Discovered,
+        identity: &Identity,
+        scopes: &[String],
+    ) -> super::IdentityAssertionContext {
+        super::IdentityAssertionContext {
+            audience: discovered.server.issuer.clone(),
+            resource: discovered
+                .resource
+                .clone()
+                .unwrap_or_else(|| self.server.to_string()),
+            client_id: identity.client_id.clone(),
+            scopes: scopes.to_vec(),
+        }
+    }
+
+    /// The JWT-bearer grant (RFC 7523 §2.1) with `assertion`, once its `aud` names the
+    /// authorization server (its issuer, its token endpoint or one of `audiences`). Only
+    /// the access token is kept: the grant runs again when it expires.
+    async fn jwt_bearer(
+        &self,
+        discovered: &Discovered,
+        identity: &Identity,
+        assertion: &str,
+        scopes: &[String],
+        with_resource: bool,
+        audiences: &[&str],
+    ) -> Result<StoredToken, OAuthError> {
+        let server = &discovered.server;
+        let mut accepted = vec![server.token_endpoint()?.as_str()];
+        accepted.extend_from_slice(audiences);
+        check_audience(assertion, &server.issuer, &accepted)?;
+        let scope = scopes.join(" ");
+        let mut params = vec![("grant_type", JWT_BEARER), ("assertion", assertion)];
+        if !scope.is_empty() {
+            params.push(("scope", &scope));
+        }
+        Ok(self
+            .token_request(discovered, identity, params, with_resource, None)
+            .await?
+            .into_stored(scopes, false))
     }
 
     async fn code_flow(
@@ -339,33 +437,72 @@ impl OAuthProvider {
             ("code_verifier", pkce.verifier.as_str()),
         ];
         Ok(self
-            .token_request(discovered, identity, params, true)
+            .token_request(discovered, identity, params, true, None)
             .await?
             .into_stored(scopes, true))
     }
 
     /// A token request at the discovered authorization server's token endpoint, with the
-    /// discovered `resource` (RFC 8707) added when `with_resource`.
+    /// discovered `resource` (RFC 8707) added when `with_resource`, and DPoP proofs when
+    /// the policy and the server call for them (`stored`: the key of the token refreshed).
     async fn token_request<'a>(
         &self,
         discovered: &'a Discovered,
         identity: &Identity,
         mut params: Vec<(&'a str, &'a str)>,
         with_resource: bool,
+        stored: Option<&DpopKey>,
     ) -> Result<token::TokenResponse, OAuthError> {
         if let (true, Some(resource)) = (with_resource, &discovered.resource) {
             params.push(("resource", resource));
         }
         let server = &discovered.server;
+        let key = self.dpop_key_for(discovered, stored)?;
+        let prover = key.as_ref().map(|key| Prover {
+            key,
+            nonces: &self.nonces,
+        });
+        let expect = match self.config.dpop {
+            DpopPolicy::Required => Expect::DpopBound,
+            _ => Expect::AccessToken,
+        };
         token::request(
             &self.http,
             server.token_endpoint()?,
             identity,
             &server.issuer,
             &params,
-            true,
+            expect,
+            prover,
         )
         .await
+    }
+}
+
+impl TokenPresenter for OAuthProvider {
+    /// A token this client stored with a DPoP key goes out with the `DPoP` scheme and a
+    /// proof of that key; any other as a bearer token.
+    fn present(&self, token: &str, method: &http::Method, url: &Url) -> Presentation {
+        let key = self
+            .config
+            .store
+            .load(&self.key)
+            .filter(|stored| stored.access_token() == token)
+            .and_then(|stored| stored.dpop_key().cloned());
+        match key {
+            Some(key) => {
+                let nonce = self.nonces.get(url);
+                Presentation {
+                    scheme: "DPoP",
+                    proof: Some(key.proof(method.as_str(), url, Some(token), nonce.as_deref())),
+                }
+            }
+            None => Presentation::BEARER,
+        }
+    }
+
+    fn nonce(&self, url: &Url, nonce: &str) {
+        self.nonces.set(url, nonce);
     }
 }
 

@@ -4,11 +4,15 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use super::dpop::DpopKey;
 use crate::redact::Redacted;
 
 /// The tokens the client holds for one MCP server. Its `Debug` output never shows them: each
 /// token appears as a fingerprint, `<redacted sha256:1a2b3c4d>` (the first 8 hex digits of
-/// its SHA-256), which tells tokens apart in a log.
+/// its SHA-256), which tells tokens apart in a log, and a DPoP key as its thumbprint.
+///
+/// A DPoP-bound token (RFC 9449) keeps its key ([`dpop_key`](Self::dpop_key)): the client
+/// presents it, and refreshes it, with that key only.
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoredToken {
     access_token: String,
@@ -17,6 +21,8 @@ pub struct StoredToken {
     scopes: Vec<String>,
     /// The authorization server that issued it, if known.
     issuer: Option<String>,
+    /// The key a DPoP-bound token is bound to.
+    dpop_key: Option<DpopKey>,
     /// How long before expiry the token is renewed.
     margin: Duration,
 }
@@ -35,6 +41,7 @@ impl std::fmt::Debug for StoredToken {
             .field("expires_at", &self.expires_at)
             .field("scopes", &self.scopes)
             .field("issuer", &self.issuer)
+            .field("dpop_key", &self.dpop_key)
             .finish()
     }
 }
@@ -54,6 +61,7 @@ impl StoredToken {
             expires_at,
             scopes,
             issuer: None,
+            dpop_key: None,
             margin: RENEW_MARGIN,
         }
     }
@@ -70,6 +78,20 @@ impl StoredToken {
     /// The issuer of the authorization server that issued the token, if recorded.
     pub fn issuer(&self) -> Option<&str> {
         self.issuer.as_deref()
+    }
+
+    /// Binds the token to a DPoP key: it is then presented with the `DPoP` scheme and a
+    /// proof signed by `key`, and refreshed with proofs of the same key. The client records
+    /// it on every DPoP-bound token; a persistent store must keep it
+    /// ([`DpopKey::to_pkcs8_pem`]).
+    pub fn with_dpop_key(mut self, key: DpopKey) -> Self {
+        self.dpop_key = Some(key);
+        self
+    }
+
+    /// The DPoP key the token is bound to (`None`: a bearer token).
+    pub fn dpop_key(&self) -> Option<&DpopKey> {
+        self.dpop_key.as_ref()
     }
 
     /// A token valid for `lifetime` from now, renewed when less than a quarter of it (at

@@ -1,6 +1,7 @@
 //! The provider against a local authorization server: refresh on a `401` and before
-//! expiry, step-up scopes, the scope-loop guard, and an identity provider's rejection in
-//! the error chain.
+//! expiry, step-up scopes, the scope-loop guard, an identity provider's rejection in the
+//! error chain, and the JWT-bearer grants' assertions (the form a workload sends, and an
+//! assertion for another audience never sent).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,6 +22,10 @@ struct Server {
     lifetime: u64,
     /// The identity provider's error answer, if set.
     idp_error: Option<Value>,
+    /// The forms of the token exchanges at the identity provider.
+    exchanges: Arc<Mutex<Vec<std::collections::HashMap<String, String>>>>,
+    /// The `issued_token_type` of the identity provider's answers (default: an ID-JAG).
+    idp_issued: Arc<Mutex<Option<&'static str>>>,
 }
 
 impl Server {
@@ -104,10 +109,28 @@ async fn token(State(s): State<Server>, body: String) -> axum::Json<Value> {
     }))
 }
 
-async fn idp_token(State(s): State<Server>) -> axum::response::Response {
+/// The identity provider's token exchange: the configured error, or an ID-JAG for the
+/// requested audience.
+async fn idp_token(State(s): State<Server>, body: String) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let body = s.idp_error.clone().unwrap_or(Value::Null);
-    (::http::StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    if let Some(error) = s.idp_error.clone() {
+        return (::http::StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
+    }
+    let form: std::collections::HashMap<String, String> =
+        reqwest::Url::parse(&format!("http://form/?{body}"))
+            .unwrap()
+            .query_pairs()
+            .into_owned()
+            .collect();
+    let id_jag = jwt(json!({"aud": form["audience"], "resource": form["resource"]}));
+    s.exchanges.lock().unwrap().push(form);
+    axum::Json(json!({
+        "access_token": id_jag,
+        "issued_token_type": s.idp_issued.lock().unwrap()
+            .unwrap_or("urn:ietf:params:oauth:token-type:id-jag"),
+        "token_type": "N_A",
+    }))
+    .into_response()
 }
 
 fn machine() -> OAuthConfig {
@@ -344,4 +367,165 @@ async fn a_refresh_token_goes_only_to_its_issuer() {
     );
     assert_eq!(provider.token().await.unwrap().as_deref(), Some("t2"));
     assert_eq!(server.grants(), ["client_credentials", "refresh_token"]);
+}
+
+/// An unsigned JWT with these claims (the client never checks an assertion's signature).
+fn jwt(claims: Value) -> String {
+    use base64::Engine as _;
+    let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    format!("{}.{}.sig", b64(json!({"alg": "ES256"})), b64(claims))
+}
+
+#[tokio::test]
+async fn a_workload_presents_its_assertion_with_no_client() {
+    let server = Server::start(3600, None).await;
+    let assertion = jwt(json!({"iss": "https://idp.example", "aud": server.origin()}));
+    let provider = server.provider(OAuthConfig::workload_identity(WorkloadIdentity::new(
+        AssertionSource::value(assertion.clone()),
+    )));
+    let token = provider.on_challenge(&server.challenge(401, "")).await;
+    assert_eq!(token.unwrap().as_deref(), Some("t1"));
+    let form = server.requests.lock().unwrap()[0].clone();
+    let expected: std::collections::HashMap<String, String> = [
+        ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+        ("assertion", assertion.as_str()),
+        ("resource", &format!("{}/mcp", server.origin())),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    // No client_id, no secret, no scope (none is known).
+    assert_eq!(form, expected);
+    // The refresh token the server sent is not kept: the grant runs again.
+    assert_eq!(provider.token().await.unwrap().as_deref(), Some("t1"));
+
+    // With a client ID and scopes; the token endpoint as the audience.
+    let assertion = jwt(json!({"aud": [format!("{}/token", server.origin())]}));
+    let provider = server.provider(
+        OAuthConfig::workload_identity(
+            WorkloadIdentity::new(AssertionSource::value(assertion)).client_id("workload-7"),
+        )
+        .scopes(["tools:read"]),
+    );
+    provider
+        .on_challenge(&server.challenge(401, ""))
+        .await
+        .unwrap();
+    let form = server.requests.lock().unwrap()[1].clone();
+    assert_eq!(form["client_id"], "workload-7");
+    assert_eq!(form["scope"], "tools:read");
+    assert!(!form.contains_key("client_secret"));
+}
+
+#[tokio::test]
+async fn an_assertion_for_another_audience_is_never_sent() {
+    let server = Server::start(3600, None).await;
+    for assertion in [
+        jwt(json!({"aud": "https://wrong.example"})),
+        jwt(json!({"sub": "no audience"})),
+        "not-a-jwt".to_owned(),
+    ] {
+        let provider = server.provider(OAuthConfig::workload_identity(WorkloadIdentity::new(
+            AssertionSource::value(assertion),
+        )));
+        let err = provider
+            .on_challenge(&server.challenge(401, ""))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ClientError::OAuth(OAuthError::AssertionAudience { issuer, .. }) if *issuer == server.origin()),
+            "{err:?}"
+        );
+    }
+    // An ID-JAG is held to the same rule.
+    let provider = server.provider(OAuthConfig::identity_assertion(
+        ClientRegistration::pre_registered("host"),
+        |_ctx: IdentityAssertionContext| async {
+            Ok(jwt(json!({"aud": "https://other-as.example"})))
+        },
+    ));
+    let err = provider
+        .on_challenge(&server.challenge(401, ""))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ClientError::OAuth(OAuthError::AssertionAudience { .. })
+        ),
+        "{err:?}"
+    );
+    assert!(server.grants().is_empty());
+    // An audience the configuration names is accepted.
+    let provider = server.provider(OAuthConfig::workload_identity(
+        WorkloadIdentity::new(AssertionSource::value(jwt(
+            json!({"aud": "api://exchange"}),
+        )))
+        .audience("api://exchange"),
+    ));
+    assert!(
+        provider
+            .on_challenge(&server.challenge(401, ""))
+            .await
+            .is_ok()
+    );
+    assert_eq!(server.grants().len(), 1);
+}
+
+#[tokio::test]
+async fn enterprise_managed_exchanges_the_id_token_then_presents_the_id_jag() {
+    let server = Server::start(3600, None).await;
+    let idp = IdentityProviderConfig::new(server.origin(), "host-at-idp")
+        .token_endpoint(format!("{}/idp/token", server.origin()));
+    let config = OAuthConfig::enterprise_managed(
+        ClientRegistration::pre_registered("host").auth(ClientAuth::client_secret_post("pw")),
+        idp.clone(),
+        AssertionSource::value("the-id-token"),
+    )
+    .scopes(["tools:read"]);
+    let provider = server.provider(config);
+    let token = provider.on_challenge(&server.challenge(401, "")).await;
+    assert_eq!(token.unwrap().as_deref(), Some("t1"));
+    let exchange = server.exchanges.lock().unwrap()[0].clone();
+    assert_eq!(
+        exchange["grant_type"],
+        "urn:ietf:params:oauth:grant-type:token-exchange"
+    );
+    assert_eq!(exchange["subject_token"], "the-id-token");
+    assert_eq!(
+        exchange["subject_token_type"],
+        "urn:ietf:params:oauth:token-type:id_token"
+    );
+    assert_eq!(exchange["audience"], server.origin());
+    assert_eq!(exchange["resource"], format!("{}/mcp", server.origin()));
+    assert_eq!(exchange["scope"], "tools:read");
+    assert_eq!(exchange["client_id"], "host-at-idp");
+    let grant = server.requests.lock().unwrap()[0].clone();
+    assert_eq!(
+        grant["grant_type"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_eq!(grant["client_id"], "host");
+    assert_eq!(grant["client_secret"], "pw");
+    assert!(grant["assertion"].starts_with("eyJ"));
+
+    // An exchange that issues something other than an ID-JAG goes no further.
+    let server = Server::start(3600, None).await;
+    *server.idp_issued.lock().unwrap() = Some("urn:ietf:params:oauth:token-type:access_token");
+    let idp = IdentityProviderConfig::new(server.origin(), "host-at-idp")
+        .token_endpoint(format!("{}/idp/token", server.origin()));
+    let provider = server.provider(OAuthConfig::enterprise_managed(
+        ClientRegistration::pre_registered("host"),
+        idp,
+        AssertionSource::value("the-id-token"),
+    ));
+    let err = provider
+        .on_challenge(&server.challenge(401, ""))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ClientError::OAuth(OAuthError::InvalidResponse { reason, .. }) if reason.contains("not an ID-JAG")),
+        "{err:?}"
+    );
+    assert!(server.grants().is_empty());
 }

@@ -11,6 +11,7 @@ use sha2::Digest as _;
 
 use super::client_auth::{AuthKind, ClientAuth};
 use super::discovery::ServerMetadata;
+use super::dpop::{DpopKey, Prover};
 use super::error::{OAuthError, OAuthErrorResponse, OAuthTokenError, shown};
 use super::http::OAuthHttp;
 use super::store::StoredToken;
@@ -18,6 +19,9 @@ use super::store::StoredToken;
 /// How a client authenticates at the token endpoint, resolved against the metadata.
 #[derive(Clone)]
 pub(crate) enum Method {
+    /// No client at all: no `client_id` (an assertion grant of a workload, RFC 7521 §4.2).
+    Anonymous,
+    /// A public client: its `client_id` in the body.
     None,
     Basic(String),
     Post(String),
@@ -54,7 +58,25 @@ impl Identity {
             method,
         }
     }
+
+    /// A workload (workload identity federation): a public client when it has an ID, no
+    /// client at all otherwise.
+    pub(crate) fn workload(client_id: Option<&str>) -> Self {
+        match client_id {
+            Some(id) => Self {
+                client_id: id.to_owned(),
+                method: Method::None,
+            },
+            None => Self {
+                client_id: String::new(),
+                method: Method::Anonymous,
+            },
+        }
+    }
 }
+
+/// The grant type of RFC 7523 §2.1.
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// A successful token response.
 pub(crate) struct TokenResponse {
@@ -62,6 +84,10 @@ pub(crate) struct TokenResponse {
     pub(crate) refresh_token: Option<String>,
     pub(crate) expires_in: Option<u64>,
     pub(crate) scope: Option<String>,
+    /// The key a `DPoP` token is bound to (`None`: a bearer token).
+    pub(crate) dpop_key: Option<DpopKey>,
+    /// A token exchange's `issued_token_type` (RFC 8693 §2.2.1).
+    pub(crate) issued_token_type: Option<String>,
 }
 
 impl TokenResponse {
@@ -71,12 +97,16 @@ impl TokenResponse {
             Some(s) => s.split_whitespace().map(str::to_owned).collect(),
             None => requested.to_vec(),
         };
-        StoredToken::issued(
+        let token = StoredToken::issued(
             self.access_token,
             self.refresh_token.filter(|_| keep_refresh),
             self.expires_in.map(Duration::from_secs),
             scopes,
-        )
+        );
+        match self.dpop_key {
+            Some(key) => token.with_dpop_key(key),
+            None => token,
+        }
     }
 }
 
@@ -108,38 +138,51 @@ fn client_assertion(
         .map_err(|e| OAuthError::Config(format!("cannot sign the client assertion: {e}")))
 }
 
-/// Posts a token request with the client's authentication and checks the answer. An
-/// issued token must be a `Bearer` one when `bearer` is set (a token exchange issues other
-/// types).
+/// What a token request must yield.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expect {
+    /// An access token for the MCP server: `Bearer`, or `DPoP` when proofs were sent.
+    AccessToken,
+    /// An access token only bound to the DPoP key (`DPoP` policy `Required`).
+    DpopBound,
+    /// Any token type (a token exchange issues others).
+    Any,
+}
+
+/// Posts a token request with the client's authentication and checks the answer. With a
+/// DPoP `prover`, each attempt carries a fresh proof, and a `400 use_dpop_nonce` answer with
+/// a `DPoP-Nonce` is retried once with that nonce (RFC 9449 §8); a server that asks again
+/// gets no third request.
 pub(crate) async fn request(
     http: &OAuthHttp,
     endpoint: &Url,
     client: &Identity,
     audience: &str,
     params: &[(&str, &str)],
-    bearer: bool,
+    expect: Expect,
+    prover: Option<Prover<'_>>,
 ) -> Result<TokenResponse, OAuthError> {
-    let mut form: Vec<(&str, &str)> = params.to_vec();
-    let assertion;
-    let mut basic = None;
-    match &client.method {
-        Method::None => form.push(("client_id", &client.client_id)),
-        Method::Basic(secret) => basic = Some((client.client_id.as_str(), secret.as_str())),
-        Method::Post(secret) => {
-            form.push(("client_id", &client.client_id));
-            form.push(("client_secret", secret));
+    let mut retried = false;
+    let answer = loop {
+        let answer = post(http, endpoint, client, audience, params, prover).await?;
+        let Some(prover) = prover else { break answer };
+        let Some(nonce) = &answer.dpop_nonce else {
+            break answer;
+        };
+        prover.nonces.set(endpoint, nonce);
+        let wants_nonce = answer.status == 400
+            && answer
+                .json
+                .as_ref()
+                .and_then(|j| j.get("error"))
+                .and_then(Value::as_str)
+                == Some("use_dpop_nonce");
+        if !wants_nonce || retried {
+            break answer;
         }
-        Method::Jwt(auth) => {
-            assertion = client_assertion(&client.client_id, auth, audience)?;
-            form.push(("client_id", &client.client_id));
-            form.push((
-                "client_assertion_type",
-                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-            ));
-            form.push(("client_assertion", &assertion));
-        }
-    }
-    let answer = http.post_form(endpoint, &form, basic).await?;
+        tracing::debug!("the token endpoint asked for a DPoP nonce; retrying once");
+        retried = true;
+    };
     let url = endpoint.as_str();
     if !(200..300).contains(&answer.status) {
         let response = answer.json.as_ref().and_then(OAuthErrorResponse::from_json);
@@ -165,10 +208,23 @@ pub(crate) async fn request(
         .get("token_type")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    if bearer && !token_type.eq_ignore_ascii_case("bearer") {
+    let bearer = token_type.eq_ignore_ascii_case("bearer");
+    let dpop = token_type.eq_ignore_ascii_case("dpop");
+    // RFC 9449 §5: a server may still issue a bearer token to a DPoP request.
+    let accepted = match expect {
+        Expect::Any => true,
+        Expect::AccessToken => bearer || (dpop && prover.is_some()),
+        Expect::DpopBound => dpop && prover.is_some(),
+    };
+    if !accepted {
+        let wanted = match (expect, prover.is_some()) {
+            (Expect::DpopBound, _) => "DPoP",
+            (_, true) => "Bearer or DPoP",
+            _ => "Bearer",
+        };
         return Err(OAuthError::invalid(
             url,
-            format!("the token_type is {token_type:?}, not Bearer"),
+            format!("the token_type is {token_type:?}, not {wanted}"),
         ));
     }
     Ok(TokenResponse {
@@ -179,7 +235,48 @@ pub(crate) async fn request(
             .map(str::to_owned),
         expires_in: json.get("expires_in").and_then(Value::as_u64),
         scope: json.get("scope").and_then(Value::as_str).map(str::to_owned),
+        dpop_key: prover.filter(|_| dpop).map(|p| p.key.clone()),
+        issued_token_type: json
+            .get("issued_token_type")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     })
+}
+
+/// One token request: the form with the client's authentication (a fresh client assertion
+/// each time) and a fresh DPoP proof.
+async fn post(
+    http: &OAuthHttp,
+    endpoint: &Url,
+    client: &Identity,
+    audience: &str,
+    params: &[(&str, &str)],
+    prover: Option<Prover<'_>>,
+) -> Result<super::http::Answer, OAuthError> {
+    let mut form: Vec<(&str, &str)> = params.to_vec();
+    let assertion;
+    let mut basic = None;
+    match &client.method {
+        Method::Anonymous => {}
+        Method::None => form.push(("client_id", &client.client_id)),
+        Method::Basic(secret) => basic = Some((client.client_id.as_str(), secret.as_str())),
+        Method::Post(secret) => {
+            form.push(("client_id", &client.client_id));
+            form.push(("client_secret", secret));
+        }
+        Method::Jwt(auth) => {
+            assertion = client_assertion(&client.client_id, auth, audience)?;
+            form.push(("client_id", &client.client_id));
+            form.push((
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            ));
+            form.push(("client_assertion", &assertion));
+        }
+    }
+    let proof = prover.map(|p| p.token_request(endpoint));
+    http.post_form(endpoint, &form, basic, proof.as_deref())
+        .await
 }
 
 /// A PKCE verifier and its S256 challenge (RFC 7636).

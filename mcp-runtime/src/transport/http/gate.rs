@@ -59,11 +59,13 @@ pub struct BoundAddr(pub SocketAddr);
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ListedHost;
 
-/// The request headers both eras use, allowed in preflights.
-const REQUEST_HEADERS: [HeaderName; 8] = [
+/// The request headers both eras use, allowed in preflights (`DPoP` carries the proof of
+/// a DPoP-bound token, RFC 9449).
+const REQUEST_HEADERS: [HeaderName; 9] = [
     header::CONTENT_TYPE,
     header::ACCEPT,
     header::AUTHORIZATION,
+    HeaderName::from_static("dpop"),
     names::MCP_PROTOCOL_VERSION,
     names::MCP_SESSION_ID,
     names::MCP_METHOD,
@@ -71,11 +73,12 @@ const REQUEST_HEADERS: [HeaderName; 8] = [
     names::LAST_EVENT_ID,
 ];
 
-/// The response headers a page may read.
-const EXPOSED_HEADERS: [HeaderName; 3] = [
+/// The response headers a page may read (`DPoP-Nonce`: the server's DPoP nonce).
+const EXPOSED_HEADERS: [HeaderName; 4] = [
     names::MCP_SESSION_ID,
     names::MCP_PROTOCOL_VERSION,
     header::WWW_AUTHENTICATE,
+    HeaderName::from_static("dpop-nonce"),
 ];
 
 /// The longest `Host` value echoed in an error message.

@@ -1,7 +1,8 @@
 //! The Streamable HTTP transport: each message POSTed with the era's headers, answers read
 //! from a JSON or `text/event-stream` body (bounded in size and time), the `Mcp-Session-Id`
-//! of a legacy session kept here, the bearer token and its step-up after a challenge,
-//! `DELETE` when a session ends, and the standalone `GET` stream.
+//! of a legacy session kept here, the bearer token and its step-up after a challenge (a
+//! DPoP-bound token with a proof per request and the server's nonce), `DELETE` when a
+//! session ends, and the standalone `GET` stream.
 
 mod post;
 mod sse;
@@ -10,14 +11,16 @@ mod streams;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderValue, Method};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::time::{Instant, timeout_at};
 
 use super::{Envelope, Message, Peer, StandaloneStream, Transport};
 use crate::base::BoxFuture;
-use crate::client::auth::{AuthChallenge, DynTokenProvider};
+use crate::client::auth::{
+    AuthChallenge, DPOP, DPOP_NONCE, DynTokenProvider, Presentation, TokenPresenter,
+};
 use crate::client::wire::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID, is_reserved, rpc_error};
 use crate::client::{ClientConfig, ClientError, HttpConfig, TransportError};
 use crate::protocol::Era;
@@ -31,6 +34,8 @@ pub(crate) struct HttpTransport {
     http: reqwest::Client,
     config: HttpConfig,
     token_provider: Option<Arc<dyn DynTokenProvider>>,
+    /// How the provider's tokens go out, when it binds them to a key (DPoP).
+    presenter: Option<Arc<dyn TokenPresenter>>,
     /// The legacy session, from the answer to `initialize`.
     session: Mutex<Option<String>>,
 }
@@ -72,16 +77,19 @@ impl HttpTransport {
         let client = builder
             .build()
             .map_err(|e| ClientError::Config(format!("cannot build the HTTP client: {e}")))?;
+        let mut presenter: Option<Arc<dyn TokenPresenter>> = None;
         #[cfg(feature = "oauth")]
         let config = match config.oauth.clone() {
             Some(oauth) => {
                 let http =
                     crate::client::oauth::OAuthHttp::new(client.clone(), config.http.timeout);
-                config.token_provider(crate::client::oauth::OAuthProvider::new(
+                let provider = Arc::new(crate::client::oauth::OAuthProvider::new(
                     url.clone(),
                     oauth,
                     http,
-                ))
+                ));
+                presenter = Some(provider.clone());
+                config.token_provider(provider)
             }
             None => config,
         };
@@ -90,6 +98,7 @@ impl HttpTransport {
             http: client,
             config: config.http.clone(),
             token_provider: config.token_provider.clone(),
+            presenter,
             session: Mutex::new(None),
         };
         Ok((transport, config))
@@ -114,9 +123,11 @@ impl HttpTransport {
     }
 
     /// Base headers of every message of the era: the configured ones, the call's own, the
-    /// session and version headers, the bearer token.
+    /// session and version headers, the token (with a fresh DPoP proof for this `method`
+    /// when it is DPoP-bound).
     pub(crate) fn headers(
         &self,
+        method: &Method,
         message: &Message<'_>,
         token: Option<&str>,
         session: Option<&str>,
@@ -153,12 +164,23 @@ impl HttpTransport {
             h.insert(MCP_PROTOCOL_VERSION, v);
         }
         if !extra.contains_key(AUTHORIZATION)
-            && let Some(mut v) =
-                token.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
+            && let Some(token) = token
         {
-            // Never indexed by HTTP/2 header compression, never shown by `Debug`.
-            v.set_sensitive(true);
-            h.insert(AUTHORIZATION, v);
+            let presentation = match &self.presenter {
+                Some(p) => p.present(token, method, &self.url),
+                None => Presentation::BEARER,
+            };
+            if let Ok(mut v) = HeaderValue::from_str(&format!("{} {token}", presentation.scheme)) {
+                // Never indexed by HTTP/2 header compression, never shown by `Debug`.
+                v.set_sensitive(true);
+                h.insert(AUTHORIZATION, v);
+                if let Some(proof) = presentation
+                    .proof
+                    .and_then(|p| HeaderValue::from_str(&p).ok())
+                {
+                    h.insert(DPOP, proof);
+                }
+            }
         }
         h
     }
@@ -172,6 +194,8 @@ impl HttpTransport {
 
     /// A request with the provider's token; on a `401` or `insufficient_scope` challenge
     /// the provider may supply another token, which drops the client's cache and retries.
+    /// A `401 use_dpop_nonce` is retried once with the same token and a proof carrying the
+    /// server's nonce (RFC 9449 §9); a server that asks again gets the error back.
     async fn request_with_auth(
         &self,
         message: Message<'_>,
@@ -188,6 +212,7 @@ impl HttpTransport {
         };
         // A 401 then a 403 step-up can need two new tokens; more is a loop.
         let mut rounds = 0;
+        let mut nonce_retried = false;
         loop {
             let result = self.exchange(&message, token.as_deref(), peer).await;
             let (Some(provider), Err(ClientError::Transport(e))) = (&provider, &result) else {
@@ -200,6 +225,18 @@ impl HttpTransport {
                     .is_some_and(AuthChallenge::is_insufficient_scope),
                 _ => false,
             };
+            if let (Some(_), Some(challenge)) = (&token, e.challenge())
+                && self.presenter.is_some()
+                && challenge.is_dpop_nonce_request()
+            {
+                // check_status recorded the nonce: the next proof carries it.
+                if nonce_retried {
+                    return result;
+                }
+                tracing::debug!("the server asked for a DPoP nonce; retrying once");
+                nonce_retried = true;
+                continue;
+            }
             if rounds >= MAX_AUTH_ROUNDS || !challenged {
                 return result;
             }
@@ -230,7 +267,7 @@ impl HttpTransport {
         token: Option<&str>,
         session: Option<&str>,
     ) -> Result<(), ClientError> {
-        let headers = self.headers(message, token, session);
+        let headers = self.headers(&Method::POST, message, token, session);
         let deadline = Instant::now() + self.config.timeout;
         let post = self
             .http
@@ -270,7 +307,7 @@ impl HttpTransport {
             envelope,
             headers: &HeaderMap::new(),
         };
-        let mut headers = self.headers(&message, token.as_deref(), Some(session));
+        let mut headers = self.headers(&Method::DELETE, &message, token.as_deref(), Some(session));
         headers.remove(CONTENT_TYPE);
         let deadline = Instant::now() + self.config.timeout;
         let delete = self.http.delete(self.url.clone()).headers(headers);
@@ -289,6 +326,13 @@ impl HttpTransport {
         deadline: Instant,
     ) -> Result<reqwest::Response, ClientError> {
         let status = response.status();
+        let nonce = response
+            .headers()
+            .get(DPOP_NONCE)
+            .and_then(|v| v.to_str().ok());
+        if let (Some(presenter), Some(nonce)) = (&self.presenter, nonce) {
+            presenter.nonce(&self.url, nonce);
+        }
         if status.is_success() {
             return Ok(response);
         }
@@ -297,7 +341,7 @@ impl HttpTransport {
             .headers()
             .get(WWW_AUTHENTICATE)
             .and_then(|v| v.to_str().ok())
-            .map(|v| Box::new(AuthChallenge::parse(status, v)));
+            .map(|v| Box::new(AuthChallenge::parse(status, v).with_dpop_nonce(nonce)));
         match status {
             401 => return Err(TransportError::Unauthorized { challenge }.into()),
             403 => return Err(TransportError::Forbidden { challenge }.into()),

@@ -2,7 +2,7 @@
 //! the exchange timeout. Server→client requests arriving on a legacy response stream are
 //! answered here, and a legacy stream the server ended early is resumed (SEP-1699).
 
-use http::HeaderValue;
+use http::{HeaderValue, Method};
 use serde_json::value::RawValue;
 use tokio::time::{Instant, timeout_at};
 
@@ -27,7 +27,7 @@ impl HttpTransport {
         let method = message.method;
         let legacy = message.envelope.era == Era::Legacy;
         let session = self.session_for(message);
-        let mut headers = self.headers(message, token, session.as_deref());
+        let mut headers = self.headers(&Method::POST, message, token, session.as_deref());
         if let (false, Ok(m)) = (legacy, HeaderValue::from_str(method)) {
             headers.insert(MCP_METHOD, m);
         }

@@ -6,7 +6,7 @@ use std::sync::Weak;
 use std::time::Duration;
 
 use http::header::{ACCEPT, CONTENT_TYPE};
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderValue, Method};
 use serde_json::Value;
 use tokio::time::{Instant, timeout_at};
 
@@ -35,7 +35,7 @@ impl HttpTransport {
         deadline: Instant,
     ) -> Result<reqwest::Response, ClientError> {
         let timeout = self.config.timeout;
-        let mut headers = self.headers(request, token, session);
+        let mut headers = self.headers(&Method::GET, request, token, session);
         headers.remove(CONTENT_TYPE);
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let last =
@@ -90,7 +90,7 @@ pub(super) async fn listen(
             return;
         };
         let token = http.token().await.ok().flatten();
-        let mut headers = http.headers(&message, token.as_deref(), Some(&session));
+        let mut headers = http.headers(&Method::GET, &message, token.as_deref(), Some(&session));
         headers.remove(CONTENT_TYPE);
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let sent = tokio::time::timeout(

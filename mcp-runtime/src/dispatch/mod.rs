@@ -72,6 +72,7 @@ pub use talk::SamplingError;
 pub(crate) use tasks::TaskReporter;
 pub use tasks::TaskSupport;
 pub use trace_bridge::ClientLogLayer;
+#[cfg(feature = "client")]
 pub(crate) use uri_template::expand_template;
 pub use uri_template::{MAX_URI_BYTES, UriTemplate, UriTemplateError};
 

@@ -237,10 +237,25 @@ impl Tasks {
     async fn update(
         &self,
         id: &str,
+        change: impl FnMut(&mut Record) -> bool,
+    ) -> Result<Option<(Record, bool)>, ErrorObject> {
+        self.update_from(id, None, change).await
+    }
+
+    /// [`update`](Self::update) starting from `read`, the task as just read (one store
+    /// round trip fewer); later attempts read it again.
+    async fn update_from(
+        &self,
+        id: &str,
+        mut read: Option<(StoredTask, Record)>,
         mut change: impl FnMut(&mut Record) -> bool,
     ) -> Result<Option<(Record, bool)>, ErrorObject> {
         for _ in 0..UPDATE_ATTEMPTS {
-            let Some((stored, mut record)) = self.load(id).await? else {
+            let current = match read.take() {
+                Some(r) => Some(r),
+                None => self.load(id).await?,
+            };
+            let Some((stored, mut record)) = current else {
                 return Ok(None);
             };
             if !change(&mut record) {
@@ -695,29 +710,26 @@ impl Server {
             ));
         };
         let who = super::caller(&cx).unwrap_or_default();
-        let tasks = self.tasks();
-        let owned = match tasks.load(&id).await {
-            Ok(Some((stored, _))) => stored.owner == who,
-            Ok(None) => false,
+        // One read serves the owner check and the operation (one store round trip).
+        let read = match self.tasks().load(&id).await {
+            Ok(Some((stored, record))) if stored.owner == who => (stored, record),
+            Ok(_) => return not_found(),
             Err(e) => return Reply::in_band(e),
         };
-        if !owned {
-            return not_found();
-        }
         match method {
-            TASKS_GET => self.get_task(&id).await,
-            TASKS_UPDATE => self.update_task(&id, params, cx).await,
-            TASKS_CANCEL => self.cancel_task(&id).await,
+            TASKS_GET => self.get_task(&id, read).await,
+            TASKS_UPDATE => self.update_task(&id, read, params, cx).await,
+            TASKS_CANCEL => self.cancel_task(&id, read).await,
             _ => method_not_found(http::StatusCode::NOT_FOUND),
         }
     }
 
-    async fn get_task(&self, id: &str) -> Reply {
+    async fn get_task(&self, id: &str, read: (StoredTask, Record)) -> Reply {
         let tasks = self.tasks();
         let now = now_ms();
         // A working task whose replica stopped renewing its claim will not finish.
         let result = tasks
-            .update(id, |r| {
+            .update_from(id, Some(read), |r| {
                 let lapsed = r.status == TaskStatus::Working
                     && r.lease.as_ref().is_some_and(|(_, until)| *until < now);
                 if lapsed {
@@ -744,7 +756,13 @@ impl Server {
         }
     }
 
-    async fn update_task(&self, id: &str, mut params: JsonObject, cx: RequestContext) -> Reply {
+    async fn update_task(
+        &self,
+        id: &str,
+        read: (StoredTask, Record),
+        mut params: JsonObject,
+        cx: RequestContext,
+    ) -> Reply {
         let responses = match params.remove("inputResponses") {
             Some(Value::Object(o)) => o,
             _ => {
@@ -764,7 +782,7 @@ impl Server {
         let runner = tasks.runner.clone();
         let lease = lease_ms(&tasks.config);
         let result = tasks
-            .update(id, |r| {
+            .update_from(id, Some(read), |r| {
                 if r.status != TaskStatus::InputRequired {
                     return false;
                 }
@@ -809,10 +827,10 @@ impl Server {
         ack()
     }
 
-    async fn cancel_task(&self, id: &str) -> Reply {
+    async fn cancel_task(&self, id: &str, read: (StoredTask, Record)) -> Reply {
         let result = self
             .tasks()
-            .update(id, |r| {
+            .update_from(id, Some(read), |r| {
                 if r.status.is_terminal() {
                     return false;
                 }

@@ -77,6 +77,7 @@ impl HttpTransport {
         let client = builder
             .build()
             .map_err(|e| ClientError::Config(format!("cannot build the HTTP client: {e}")))?;
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
         let mut presenter: Option<Arc<dyn TokenPresenter>> = None;
         #[cfg(feature = "oauth")]
         let config = match config.oauth.clone() {

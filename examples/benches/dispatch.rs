@@ -13,6 +13,12 @@
 //! every call (what a burst from one caller costs once its budget is spent), and the access
 //! log with its event disabled.
 //!
+//! The `tasks` group compares, on one service, a modern `tools/call` of a plain tool, of a
+//! task-capable tool from a client without the tasks extension (a plain call), of the same
+//! tool from a client that declares it (a task created in memory, settled and answered as a
+//! handle: the tool returns at once), a `tasks/get` of a completed task, and the bare axum
+//! handler.
+//!
 //! The `rate_limit` group times the modern `tools/call` through the in-process transport
 //! without a rate limit, behind `RateLimitLayer::per_caller(1000000/sec)` in memory, and —
 //! built with `--features redis` and `MCP_REDIS_URL` set — the same limit shared through
@@ -286,5 +292,132 @@ fn client(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, middleware, rate_limit, client);
+/// The `tasks` group's service: the same sum as a plain tool and as a task-capable one.
+struct Jobs;
+
+#[mcp::service(name = "jobs", version = "1.0.0")]
+impl Jobs {
+    /// Adds.
+    pub fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Adds, as a task when the client declares the tasks extension.
+    #[tool(task = "optional")]
+    pub fn add_task(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+}
+
+/// A modern request of `method` with `params`, naming `name` in `Mcp-Name`; `tasks`
+/// declares the tasks extension.
+fn modern_request(
+    method: &str,
+    name: &str,
+    params: &serde_json::Value,
+    tasks: bool,
+) -> http::Request<Body> {
+    let mut params = params.clone();
+    let capabilities = if tasks {
+        serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        serde_json::json!({})
+    };
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities
+    });
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    http::Request::post("/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(Body::from(body.to_string()))
+        .expect("a request")
+}
+
+fn tasks(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    // Short-lived tasks, so the in-memory store stays small however long criterion runs.
+    let server = mcp::Server::builder(Jobs)
+        .tasks(mcp::tasks::TaskConfig::default().with_ttl(Some(std::time::Duration::from_secs(2))))
+        .build()
+        .expect("builds");
+    let router = mcp::transport::http::router("/mcp", server);
+    // The task `tasks_get` reads lives on a server of its own, with the default time to
+    // live.
+    let kept =
+        mcp::transport::http::router("/mcp", mcp::Server::builder(Jobs).build().expect("builds"));
+    let bare = bare_router("/mcp");
+    let call = |tool: &str, tasks: bool| {
+        modern_request(
+            "tools/call",
+            tool,
+            &serde_json::json!({"name": tool, "arguments": {"a": 2, "b": 3}}),
+            tasks,
+        )
+    };
+    let task_id = runtime.block_on(async {
+        let plain = roundtrip(router.clone(), call("add_task", false)).await;
+        let plain: serde_json::Value = serde_json::from_slice(&plain).expect("JSON");
+        assert_eq!(plain["result"]["structuredContent"], 5, "{plain}");
+        let created = roundtrip(kept.clone(), call("add_task", true)).await;
+        let created: serde_json::Value = serde_json::from_slice(&created).expect("JSON");
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        assert_eq!(created["result"]["status"], "completed", "{created}");
+        created["result"]["taskId"]
+            .as_str()
+            .expect("an id")
+            .to_owned()
+    });
+    let get = serde_json::json!({"taskId": task_id});
+    let mut group = c.benchmark_group("tasks");
+    group.throughput(Throughput::Elements(1));
+    type Make = Box<dyn Fn() -> http::Request<Body>>;
+    let cases: [(&str, &Router, Make); 5] = [
+        (
+            "tools_call_plain_tool",
+            &router,
+            Box::new(move || call("add", false)),
+        ),
+        (
+            "tools_call_task_capable_no_extension",
+            &router,
+            Box::new(move || call("add_task", false)),
+        ),
+        (
+            "task_create_memory",
+            &router,
+            Box::new(move || call("add_task", true)),
+        ),
+        (
+            "tasks_get",
+            &router,
+            Box::new(move || modern_request("tasks/get", &task_id, &get, true)),
+        ),
+        (
+            "bare_axum_json",
+            &bare,
+            Box::new(|| Kind::Bare.request::<Body>("/mcp")),
+        ),
+    ];
+    for (name, router, make) in &cases {
+        group.bench_function(*name, |b| {
+            b.to_async(&runtime).iter_batched(
+                || ((*router).clone(), make()),
+                |(router, request)| async move { black_box(roundtrip(router, request).await) },
+                BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, middleware, rate_limit, client, tasks);
 criterion_main!(benches);

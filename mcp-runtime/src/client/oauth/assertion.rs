@@ -3,16 +3,58 @@
 //! identity federation ([`WorkloadIdentity`], MCP SEP-1933), and the audience check that
 //! keeps an assertion from going to an authorization server it does not name.
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::config::{AssertionProvider, DynAssertionProvider};
 use super::error::{OAuthError, shown};
 use super::id_jag::IdentityAssertionContext;
+use crate::base::BoxFuture;
 use crate::redact::Redacted;
+
+/// Supplies the ID-JAG of enterprise-managed authorization (see
+/// [`OAuthConfig::identity_assertion`](super::OAuthConfig::identity_assertion)). Implemented by closures
+/// `Fn(IdentityAssertionContext) -> impl Future<Output = Result<String, OAuthError>>`.
+pub trait AssertionProvider: Send + Sync + 'static {
+    /// An ID-JAG for `context` (typically from
+    /// [`exchange_id_token_for_id_jag`](super::exchange_id_token_for_id_jag)).
+    fn assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> impl Future<Output = Result<String, OAuthError>> + Send;
+}
+
+impl<F, Fut> AssertionProvider for F
+where
+    F: Fn(IdentityAssertionContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<String, OAuthError>> + Send,
+{
+    fn assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> impl Future<Output = Result<String, OAuthError>> + Send {
+        self(context)
+    }
+}
+
+pub(crate) trait DynAssertionProvider: Send + Sync + 'static {
+    fn dyn_assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> BoxFuture<'_, Result<String, OAuthError>>;
+}
+
+impl<T: AssertionProvider> DynAssertionProvider for T {
+    fn dyn_assertion(
+        &self,
+        context: IdentityAssertionContext,
+    ) -> BoxFuture<'_, Result<String, OAuthError>> {
+        Box::pin(self.assertion(context))
+    }
+}
 
 /// Where an assertion (a workload's platform-issued JWT, a user's ID token) comes from. It
 /// is read each time the client needs a token, so a file the platform rotates (a Kubernetes

@@ -1,19 +1,18 @@
 //! The OAuth configuration of a client: the grant ([`OAuthConfig`]), the client's
 //! registration ([`ClientRegistration`]) and its authentication ([`ClientAuth`]).
 
-use std::future::Future;
 use std::sync::Arc;
 
-use super::assertion::{AssertionSource, WorkloadIdentity};
+use super::assertion::{
+    AssertionProvider, AssertionSource, DynAssertionProvider, WorkloadIdentity,
+};
 use super::client_auth::ClientAuth;
 use super::dpop::{DpopKey, DpopPolicy};
-use super::error::OAuthError;
 use super::handler::{AuthorizationHandler, DynAuthorizationHandler};
 use super::id_jag::{
     IdentityAssertionContext, IdentityProviderConfig, exchange_id_token_for_id_jag,
 };
 use super::store::{MemoryTokenStore, TokenStore};
-use crate::base::BoxFuture;
 
 /// Who the client is at the authorization server.
 ///
@@ -92,47 +91,6 @@ impl ClientRegistration {
     pub fn client_name(mut self, name: impl Into<String>) -> Self {
         self.client_name = name.into();
         self
-    }
-}
-
-/// Supplies the ID-JAG of enterprise-managed authorization (see
-/// [`OAuthConfig::identity_assertion`]). Implemented by closures
-/// `Fn(IdentityAssertionContext) -> impl Future<Output = Result<String, OAuthError>>`.
-pub trait AssertionProvider: Send + Sync + 'static {
-    /// An ID-JAG for `context` (typically from
-    /// [`exchange_id_token_for_id_jag`](super::exchange_id_token_for_id_jag)).
-    fn assertion(
-        &self,
-        context: IdentityAssertionContext,
-    ) -> impl Future<Output = Result<String, OAuthError>> + Send;
-}
-
-impl<F, Fut> AssertionProvider for F
-where
-    F: Fn(IdentityAssertionContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<String, OAuthError>> + Send,
-{
-    fn assertion(
-        &self,
-        context: IdentityAssertionContext,
-    ) -> impl Future<Output = Result<String, OAuthError>> + Send {
-        self(context)
-    }
-}
-
-pub(crate) trait DynAssertionProvider: Send + Sync + 'static {
-    fn dyn_assertion(
-        &self,
-        context: IdentityAssertionContext,
-    ) -> BoxFuture<'_, Result<String, OAuthError>>;
-}
-
-impl<T: AssertionProvider> DynAssertionProvider for T {
-    fn dyn_assertion(
-        &self,
-        context: IdentityAssertionContext,
-    ) -> BoxFuture<'_, Result<String, OAuthError>> {
-        Box::pin(self.assertion(context))
     }
 }
 

@@ -27,9 +27,9 @@ mod dpop_tests;
 #[cfg(test)]
 mod tests;
 
-pub use assertion::{AssertionSource, WorkloadIdentity};
+pub use assertion::{AssertionProvider, AssertionSource, WorkloadIdentity};
 pub use client_auth::ClientAuth;
-pub use config::{AssertionProvider, ClientRegistration, OAuthConfig};
+pub use config::{ClientRegistration, OAuthConfig};
 pub use dpop::{DpopKey, DpopPolicy};
 pub use error::{OAuthError, OAuthErrorResponse, OAuthTokenError};
 pub use handler::{AuthorizationHandler, LoopbackBrowser, ProgrammaticAuthorization};

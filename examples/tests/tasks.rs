@@ -278,13 +278,12 @@ fn modern_post(
     request
 }
 
-#[tokio::test]
-async fn a_listen_stream_hears_its_tasks() {
-    let server = reports().await;
+/// Creates a `generate_report` task of `sections` sections on `url`; its id.
+async fn create_report(url: &str, topic: &str, sections: u32) -> String {
     let created: Value = modern_post(
-        &server.url,
+        url,
         "tools/call",
-        json!({"name": "generate_report", "arguments": {"topic": "heard", "sections": 3}}),
+        json!({"name": "generate_report", "arguments": {"topic": topic, "sections": sections}}),
         Some("generate_report"),
     )
     .send()
@@ -293,12 +292,16 @@ async fn a_listen_stream_hears_its_tasks() {
     .json()
     .await
     .unwrap();
-    let id = created["result"]["taskId"]
+    created["result"]["taskId"]
         .as_str()
-        .expect("a task")
-        .to_owned();
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned()
+}
+
+/// Listens on `url` to task `id` until it completes; the events read.
+async fn listen_until_completed(url: &str, id: &str) -> Vec<Value> {
     let mut stream = modern_post(
-        &server.url,
+        url,
         "subscriptions/listen",
         json!({"notifications": {"taskIds": [id]}}),
         None,
@@ -307,10 +310,17 @@ async fn a_listen_stream_hears_its_tasks() {
     .await
     .unwrap();
     assert_eq!(stream.status(), 200);
-    let events = read_events(&mut stream, |e| {
+    read_events(&mut stream, |e| {
         e["method"] == "notifications/tasks" && e["params"]["status"] == "completed"
     })
-    .await;
+    .await
+}
+
+#[tokio::test]
+async fn a_listen_stream_hears_its_tasks() {
+    let server = reports().await;
+    let id = create_report(&server.url, "heard", 3).await;
+    let events = listen_until_completed(&server.url, &id).await;
     let ack = &events[0];
     assert_eq!(
         ack["method"], "notifications/subscriptions/acknowledged",
@@ -376,35 +386,8 @@ async fn a_listen_stream_hears_a_task_running_on_another_replica() {
     };
     let a = TestServer::start(replica(bus.clone(), store.clone())).await;
     let b = TestServer::start(replica(bus, store)).await;
-    let created: Value = modern_post(
-        &a.url,
-        "tools/call",
-        json!({"name": "generate_report", "arguments": {"topic": "elsewhere", "sections": 3}}),
-        Some("generate_report"),
-    )
-    .send()
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
-    let id = created["result"]["taskId"]
-        .as_str()
-        .expect("a task")
-        .to_owned();
-    let mut stream = modern_post(
-        &b.url,
-        "subscriptions/listen",
-        json!({"notifications": {"taskIds": [id]}}),
-        None,
-    )
-    .send()
-    .await
-    .unwrap();
-    let events = read_events(&mut stream, |e| {
-        e["method"] == "notifications/tasks" && e["params"]["status"] == "completed"
-    })
-    .await;
+    let id = create_report(&a.url, "elsewhere", 3).await;
+    let events = listen_until_completed(&b.url, &id).await;
     let last = events.last().unwrap();
     assert_eq!(last["params"]["taskId"], json!(id), "{events:#?}");
     assert_eq!(

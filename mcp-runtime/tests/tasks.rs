@@ -151,6 +151,25 @@ fn rpc_code(e: &ClientError) -> Option<ErrorCode> {
     e.code()
 }
 
+/// Calls `tool` with `arguments` as a task; its handle (a direct result fails the test).
+async fn start(
+    client: &Client,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> mcp::client::TaskHandle {
+    match client
+        .call(tool)
+        .arguments(arguments)
+        .unwrap()
+        .as_task()
+        .await
+        .unwrap()
+    {
+        TaskCall::Task(task) => task,
+        TaskCall::Complete(result) => panic!("{tool} answered directly: {result:?}"),
+    }
+}
+
 #[tokio::test]
 async fn negotiation_decides_between_a_task_and_a_plain_result() {
     let client = client_of(jobs(TaskConfig::default()), handler_config(false)).await;
@@ -194,16 +213,7 @@ async fn negotiation_decides_between_a_task_and_a_plain_result() {
 #[tokio::test]
 async fn a_task_is_followed_with_progress_in_its_status_message() {
     let client = client_of(jobs(TaskConfig::default()), handler_config(false)).await;
-    let TaskCall::Task(mut task) = client
-        .call("report")
-        .arguments(json!({"steps": 5}))
-        .unwrap()
-        .as_task()
-        .await
-        .unwrap()
-    else {
-        panic!("a direct result");
-    };
+    let mut task = start(&client, "report", json!({"steps": 5})).await;
     assert_eq!(task.status(), TaskStatus::Working);
     assert_eq!(task.id().len(), 32, "128 random bits, hex");
     let mut messages = Vec::new();
@@ -271,9 +281,7 @@ async fn awaiting_a_call_follows_its_task_transparently() {
 #[tokio::test]
 async fn input_requests_are_answered_through_tasks_update() {
     let client = client_of(jobs(TaskConfig::default()), handler_config(false)).await;
-    let TaskCall::Task(mut task) = client.call("purge").as_task().await.unwrap() else {
-        panic!("a direct result");
-    };
+    let mut task = start(&client, "purge", json!({})).await;
     while task.status() != TaskStatus::InputRequired {
         tokio::time::sleep(Duration::from_millis(10)).await;
         task.refresh().await.unwrap();
@@ -315,9 +323,7 @@ async fn input_requests_are_answered_through_tasks_update() {
 #[tokio::test]
 async fn cancelling_stops_the_tool_and_is_idempotent() {
     let client = client_of(jobs(TaskConfig::default()), handler_config(false)).await;
-    let TaskCall::Task(mut task) = client.call("spin").as_task().await.unwrap() else {
-        panic!("a direct result");
-    };
+    let mut task = start(&client, "spin", json!({})).await;
     while SPINS.load(Ordering::SeqCst) < 2 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -387,16 +393,7 @@ async fn unknown_ids_limits_and_size_caps_get_precise_errors() {
     a.cancel().await.unwrap();
     b.cancel().await.unwrap();
     // A result larger than the cap fails the task.
-    let TaskCall::Task(mut big) = client
-        .call("export")
-        .arguments(json!({"rows": 5000}))
-        .unwrap()
-        .as_task()
-        .await
-        .unwrap()
-    else {
-        panic!("a direct result");
-    };
+    let mut big = start(&client, "export", json!({"rows": 5000})).await;
     let err = big.wait().await.unwrap_err();
     assert_eq!(rpc_code(&err), Some(ErrorCode::INTERNAL_ERROR));
     assert!(

@@ -190,22 +190,17 @@ impl CallBuilder {
     /// [`ClientConfig::tasks`](super::ClientConfig::tasks), a call the server runs as a
     /// task is followed to its result (and the task cancelled if this future is dropped
     /// first).
-    pub async fn send(mut self) -> Result<CallToolResult, ClientError> {
-        let inner = Arc::clone(&self.client.inner);
-        let _watch = self
-            .progress
-            .take()
-            .map(|report| inner.watch_progress(&mut self.params, report));
-        let tool = self.params.name.clone();
-        let tasks = inner.config.tasks;
-        match inner.settle(self.params, self.headers, tasks).await? {
+    pub async fn send(self) -> Result<CallToolResult, ClientError> {
+        let tasks = self.client.inner.config.tasks;
+        let (client, tool, settled) = self.settle(tasks).await;
+        match settled? {
             Settled::Complete(result) => Ok(result),
             Settled::Task(task) => {
                 let mut guard = super::tasks::CancelOnDrop {
-                    client: Some(self.client.clone()),
+                    client: Some(client.clone()),
                     id: task.task_id.clone(),
                 };
-                let mut handle = super::tasks::TaskHandle::new(self.client.clone(), tool, task);
+                let mut handle = super::tasks::TaskHandle::new(client, tool, task);
                 let result = handle.wait().await;
                 guard.client = None;
                 result
@@ -219,21 +214,27 @@ impl CallBuilder {
     /// server answered directly. Input the tool asks for before the task exists (SEP-2322
     /// rounds) is answered with the client's handlers first. On a legacy connection the
     /// extension does not exist: the call runs as usual.
-    pub async fn as_task(mut self) -> Result<super::TaskCall, ClientError> {
+    pub async fn as_task(self) -> Result<super::TaskCall, ClientError> {
+        let (client, tool, settled) = self.settle(true).await;
+        Ok(match settled? {
+            Settled::Complete(result) => super::TaskCall::Complete(result),
+            Settled::Task(task) => {
+                super::TaskCall::Task(super::tasks::TaskHandle::new(client, tool, task))
+            }
+        })
+    }
+
+    /// Runs the call's rounds (declaring the tasks extension with `tasks`), watching its
+    /// progress meanwhile: the client, the tool and how the rounds ended.
+    async fn settle(mut self, tasks: bool) -> (Client, String, Result<Settled, ClientError>) {
         let inner = Arc::clone(&self.client.inner);
         let _watch = self
             .progress
             .take()
             .map(|report| inner.watch_progress(&mut self.params, report));
         let tool = self.params.name.clone();
-        Ok(match inner.settle(self.params, self.headers, true).await? {
-            Settled::Complete(result) => super::TaskCall::Complete(result),
-            Settled::Task(task) => super::TaskCall::Task(super::tasks::TaskHandle::new(
-                self.client.clone(),
-                tool,
-                task,
-            )),
-        })
+        let settled = inner.settle(self.params, self.headers, tasks).await;
+        (self.client, tool, settled)
     }
 
     /// Sends one `tools/call` round and returns the server's answer as it is: a complete

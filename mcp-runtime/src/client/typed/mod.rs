@@ -384,21 +384,30 @@ impl<T> TypedTask<T> {
             super::TaskCall::Task(handle) => handle.wait_with(on_update).await?,
             super::TaskCall::Complete(result) => result.clone(),
         };
-        if result.is_error() {
-            return Err(CallError::Tool {
-                tool: self.tool.to_owned(),
-                message: result.joined_text(),
-                result: Box::new(result),
-            });
-        }
-        self.decode
-            .decode(result)
-            .map_err(|reason| CallError::Decode {
-                tool: self.tool.to_owned(),
-                expected: std::any::type_name::<T>(),
-                reason,
-            })
+        read_output(self.tool, self.decode, result, false)
     }
+}
+
+/// A call's output read from its `result` by `decode`; a failed tool is
+/// [`CallError::Tool`] unless `raw`.
+fn read_output<T>(
+    tool: &'static str,
+    decode: Decoder<T>,
+    result: CallToolResult,
+    raw: bool,
+) -> Result<T, CallError> {
+    if result.is_error() && !raw {
+        return Err(CallError::Tool {
+            tool: tool.to_owned(),
+            message: result.joined_text(),
+            result: Box::new(result),
+        });
+    }
+    decode.decode(result).map_err(|reason| CallError::Decode {
+        tool: tool.to_owned(),
+        expected: std::any::type_name::<T>(),
+        reason,
+    })
 }
 
 /// The future of a [`TypedCall`]: the exchange, the deadline, then the decoding. Dropping it
@@ -453,21 +462,7 @@ impl<T> Future for TypedFuture<T> {
 
 impl<T> TypedFuture<T> {
     fn finish(&self, result: Result<CallToolResult, ClientError>) -> Result<T, CallError> {
-        let result = result?;
-        if result.is_error() && !self.raw {
-            return Err(CallError::Tool {
-                tool: self.tool.to_owned(),
-                message: result.joined_text(),
-                result: Box::new(result),
-            });
-        }
-        self.decode
-            .decode(result)
-            .map_err(|reason| CallError::Decode {
-                tool: self.tool.to_owned(),
-                expected: std::any::type_name::<T>(),
-                reason,
-            })
+        read_output(self.tool, self.decode, result?, self.raw)
     }
 }
 

@@ -108,6 +108,13 @@ impl Jobs {
         }
     }
 
+    /// Reports progress and finishes within its first poll.
+    #[tool(task = "optional")]
+    pub async fn quick(&self, ctx: Context) -> String {
+        ctx.progress(1.0, 1.0, Some("all done")).await;
+        "quick".into()
+    }
+
     /// Never a task.
     pub fn ping(&self) -> String {
         "pong".into()
@@ -551,4 +558,14 @@ async fn another_callers_task_is_not_found() {
         )
         .await;
     assert_eq!(cancel.result()["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn a_task_whose_first_poll_reports_progress_and_finishes_completes() {
+    let client = client_of(jobs(TaskConfig::default()), handler_config(false)).await;
+    let task = start(&client, "quick", json!({})).await;
+    assert_eq!(task.status(), TaskStatus::Completed, "{:?}", task.task());
+    let read = client.get_task(task.id()).await.unwrap();
+    assert_eq!(read.status, TaskStatus::Completed, "{read:?}");
+    assert!(read.result.is_some());
 }

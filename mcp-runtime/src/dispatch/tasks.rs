@@ -495,15 +495,32 @@ impl Server {
             Some(Ok(CallToolResponse::InputRequired(r))) if r.before_task => {
                 // The handle was never sent: the record is closed and never shown.
                 record.finish(TaskStatus::Cancelled, None);
-                self.store_settled(&id, &record).await;
+                if !self.store_settled(&id, &record).await {
+                    let closed = |r: &mut Record| {
+                        r.finish(TaskStatus::Cancelled, None);
+                        true
+                    };
+                    if let Err(e) = tasks.update(&id, closed).await {
+                        tracing::error!(error = %e.message, "cannot close an unused task");
+                    }
+                }
                 return before_task(r);
             }
             Some(outcome) => {
-                // Nobody else knows the id yet: the round's end replaces version 1 as is.
+                // Nobody else knows the id yet: the round's end replaces version 1 as is,
+                // unless the tool changed the task meanwhile (its progress message).
                 let next = self.next_of(outcome, &caps);
                 if Self::apply(&mut record, &next) {
                     record.updated = now_ms().max(record.updated);
-                    self.store_settled(&id, &record).await;
+                    if !self.store_settled(&id, &record).await {
+                        match tasks.update(&id, |r| Self::apply(r, &next)).await {
+                            Ok(Some((stored, _))) => record = stored,
+                            Ok(None) => {}
+                            Err(e) => {
+                                tracing::error!(error = %e.message, "cannot record a task's first round")
+                            }
+                        }
+                    }
                     self.announce_task(&id, &record);
                 }
             }
@@ -519,12 +536,16 @@ impl Server {
     }
 
     /// Replaces version 1 of task `id`, created by this request and not yet shown to
-    /// anyone, with `record`.
-    async fn store_settled(&self, id: &str, record: &Record) {
+    /// anyone, with `record`; `false` when version 1 is no longer the stored one (the
+    /// tool's first round changed it: its progress).
+    async fn store_settled(&self, id: &str, record: &Record) -> bool {
         let tasks = self.tasks();
         let data = match serde_json::to_string(record) {
             Ok(d) => d,
-            Err(e) => return tracing::error!(error = %e, "cannot serialize a task"),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot serialize a task");
+                return true;
+            }
         };
         let next = StoredTask::new(
             id,
@@ -535,9 +556,11 @@ impl Server {
             data,
         );
         match tasks.store.replace(next, 1).await {
-            Ok(true) => {}
-            Ok(false) => tracing::error!("a task changed before its creator answered"),
-            Err(e) => tracing::error!(error = %e, "cannot record a task's first round"),
+            Ok(replaced) => replaced,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot record a task's first round");
+                true
+            }
         }
     }
 

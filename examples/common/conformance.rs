@@ -202,8 +202,8 @@ impl AdvancedService for Conformance {
         &self,
         params: mcp::GetPromptParams,
         _request: &RequestContext,
-    ) -> Result<mcp::GetPromptResult, ServerError> {
-        crate::conformance_features::get_prompt(&params)
+    ) -> Result<mcp::GetPromptResponse, ServerError> {
+        crate::conformance_features::get_prompt(&params).map(Into::into)
     }
 
     async fn on_complete(

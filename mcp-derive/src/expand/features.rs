@@ -248,7 +248,7 @@ pub fn handler_methods(svc: &ServiceDef) -> TokenStream {
     let list_tpl = fut(quote!(#k::ListResourceTemplatesResult));
     let list_pr = fut(quote!(#k::ListPromptsResult));
     let read = fut(quote!(#k::ReadResourceResult));
-    let get = fut(quote!(#k::GetPromptResult));
+    let get = fut(quote!(#k::GetPromptResponse));
     let complete = fut(quote!(#k::CompleteResult));
     quote! {
         fn features(&self) -> #k::Features {

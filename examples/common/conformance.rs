@@ -201,9 +201,10 @@ impl AdvancedService for Conformance {
     async fn on_get_prompt(
         &self,
         params: mcp::GetPromptParams,
-        _request: &RequestContext,
+        request: &RequestContext,
     ) -> Result<mcp::GetPromptResponse, ServerError> {
-        crate::conformance_features::get_prompt(&params).map(Into::into)
+        let ctx = mcp::Context::from_prompt(&params, request);
+        crate::conformance_features::get_prompt(&params, &ctx)
     }
 
     async fn on_complete(

@@ -1,17 +1,20 @@
 //! The resource, prompt and completion fixtures of the conformance suite's server
-//! scenarios (`resources-*`, `prompts-*`, `completion-complete`), with the contents the
-//! scenario descriptions suggest. [`Conformance`](crate::conformance::Conformance) serves
+//! scenarios (`resources-*`, `prompts-*`, `completion-complete`,
+//! `input-required-result-non-tool-request`), with the contents the scenario descriptions
+//! suggest. [`Conformance`](crate::conformance::Conformance) serves
 //! them through its `AdvancedService` hooks.
 
 use mcp::{
-    CompleteParams, CompleteResult, Completion, Content, Features, GetPromptParams,
-    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    PromptArgument, PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource,
-    ResourceContents, ResourceTemplate, Role, ServerError, UriTemplate,
+    CompleteParams, CompleteResult, Completion, Content, Context, Features, GetPromptParams,
+    GetPromptResponse, GetPromptResult, InputRequired, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, Prompt, PromptArgument, PromptMessage,
+    ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerError, UriTemplate,
 };
 use serde_json::json;
 
 use crate::conformance::TEST_IMAGE_BASE64;
+use crate::conformance_input::PromptContext;
 
 /// The static text resource.
 pub const STATIC_TEXT_URI: &str = "test://static-text";
@@ -21,6 +24,8 @@ pub const STATIC_TEXT: &str = "This is the content of the static text resource."
 pub const STATIC_BINARY_URI: &str = "test://static-binary";
 /// The resource template.
 pub const TEMPLATE: &str = "test://template/{id}/data";
+/// The prompt that asks for input before it answers (SEP-2322 on a non-tool request).
+pub const INPUT_PROMPT: &str = "test_input_required_result_prompt";
 
 /// What the fixtures need: resources with subscriptions, prompts and completion.
 pub fn features() -> Features {
@@ -104,6 +109,8 @@ pub fn list_prompts(cursor: Option<String>) -> Result<ListPromptsResult, ServerE
                     .with_description("URI of the resource to embed"),
             ]),
         Prompt::new("test_prompt_with_image").with_description("A prompt with an image"),
+        Prompt::new(INPUT_PROMPT)
+            .with_description("Asks the user for context first (input_required, elicitation)"),
     ]))
 }
 
@@ -122,11 +129,27 @@ fn required<'a>(
         })
 }
 
-/// `prompts/get`.
-pub fn get_prompt(params: &GetPromptParams) -> Result<GetPromptResult, ServerError> {
+/// `prompts/get`: the messages of the prompt, or (for [`INPUT_PROMPT`]) a request for
+/// input first.
+pub fn get_prompt(
+    params: &GetPromptParams,
+    ctx: &Context,
+) -> Result<GetPromptResponse, ServerError> {
     let args = params.arguments.as_ref();
     let name = params.name.as_str();
     let messages = match name {
+        INPUT_PROMPT => match ctx.accepted_content::<PromptContext>("user_context") {
+            Some(PromptContext { context }) => {
+                vec![PromptMessage::user(format!("Use this context: {context}"))]
+            }
+            None => {
+                let ask = mcp::elicit_form(
+                    "What context should the prompt use?",
+                    mcp::form_of::<PromptContext>(),
+                );
+                return Ok(InputRequired::new().elicit("user_context", ask).into());
+            }
+        },
         "test_simple_prompt" => vec![PromptMessage::user("This is a simple prompt for testing.")],
         "test_prompt_with_arguments" => {
             let arg1 = required(args, name, "arg1")?;
@@ -154,7 +177,7 @@ pub fn get_prompt(params: &GetPromptParams) -> Result<GetPromptResult, ServerErr
         ],
         other => return Err(ServerError::prompt_not_found(other)),
     };
-    Ok(GetPromptResult::new(messages))
+    Ok(GetPromptResult::new(messages).into())
 }
 
 /// `completion/complete`: `arg1` of `test_prompt_with_arguments` and `id` of the template
@@ -168,7 +191,8 @@ pub fn complete(params: &CompleteParams) -> Result<CompleteResult, ServerError> 
             "test_simple_prompt"
             | "test_prompt_with_arguments"
             | "test_prompt_with_embedded_resource"
-            | "test_prompt_with_image" => &[],
+            | "test_prompt_with_image"
+            | INPUT_PROMPT => &[],
             other => return Err(ServerError::prompt_not_found(other)),
         },
         Reference::Resource { uri } if uri == TEMPLATE => {

@@ -107,6 +107,7 @@ impl Context {
             call: Some(request.call.clone()),
             progress_token,
             signed_round,
+            client_capabilities: Some(request.client_capabilities.clone()),
         }
     }
 

@@ -186,7 +186,7 @@ fn arm(
             let mutable = (p.by_ref == Some(true)).then(|| quote!(mut));
             let name = wire_name(ident);
             let tag = variable_tag(k, ty);
-            quote!(let #mutable #ident: #ty = #tag.bind(&mut __mcp_call, #name)?;)
+            quote!(#[allow(non_snake_case)] let #mutable #ident: #ty = #tag.bind(&mut __mcp_call, #name)?;)
         });
     let call = call_method(&m.ident, &m.params, m.is_async);
     let cfg = &m.cfg_attrs;

@@ -1,29 +1,48 @@
 //! The fixtures the official MCP conformance suite's server scenarios call
-//! (`@modelcontextprotocol/conformance`, run by `interop/run-conformance.sh`), as far as
-//! the framework serves them today: tools only. The contents match the suite's scenario
-//! descriptions and the reference fixtures of the TypeScript peer
-//! (`interop/server.mjs --conformance`).
+//! (`@modelcontextprotocol/conformance`, run by `interop/run-conformance.sh`), written the
+//! way a user writes a service: one `#[mcp::service]` impl whose `#[tool]`, `#[resource]`,
+//! `#[prompt]` and `#[complete]` methods take typed arguments (their schemas generated,
+//! described by doc comments) and talk to the client through [`mcp::Context`] (logging,
+//! progress, SSE stream control, sampling, elicitation, [`mcp::InputRequired`] rounds). The
+//! contents match the suite's scenario descriptions and the reference fixtures of the
+//! TypeScript peer (`interop/server.mjs --conformance`).
 //!
-//! Resources, prompts and completion are served by the hooks below, from
-//! [`conformance_features`](crate::conformance_features). Logging, progress, sampling and
-//! SSE stream control go through [`mcp::Context`]
-//! ([`Context::from_call`](mcp::Context::from_call) in this hand-written service).
+//! The impl lists every fixture; the longer bodies sit with their scenarios' other fixtures:
+//! [`conformance_input`](crate::conformance_input) (the 2026-07-28 input-required tools,
+//! the `Mcp-Param-*` header tool and the diagnostic tools of `server-stateless`),
+//! [`conformance_tasks`](crate::conformance_tasks) (the tasks extension's tools, declared
+//! with `#[tool(task = ...)]`) and [`conformance_features`](crate::conformance_features)
+//! (resource, prompt and completion contents).
+//!
+//! # What stays hand-written, and why
+//!
+//! - `json_schema_2020_12_tool`'s input schema is given verbatim (`#[tool(schema = ...)]`):
+//!   the scenario checks JSON Schema 2020-12 keywords (`$schema`, `$defs` with a `$ref`) that
+//!   the generated schemas spell differently (schemars names a definition after its type).
+//! - The SEP-1034 form (`test_elicitation_sep1034_defaults`) is a [`mcp::FormSchema`] read
+//!   from JSON: `#[derive(mcp::Form)]` declares no default values, and the scenario checks
+//!   them (and an untitled `enum`).
+//! - The SEP-1330 form (`test_elicitation_sep1330_enums`) is JSON sent unchecked on the
+//!   legacy session ([`Context::send_request`](mcp::Context::send_request)): its deprecated
+//!   `enumNames` form is refused by the framework's form checks.
+//! - Resource subscriptions are turned on in [`server`]
+//!   ([`ServerBuilder::resource_subscriptions`](mcp::ServerBuilder::resource_subscriptions)):
+//!   the attribute has no key for them.
 
 use std::net::SocketAddr;
-
-use mcp::protocol::{JsonObject, ResourceContents};
-use mcp::{
-    AdvancedService, CallToolParams, CallToolResponse, CallToolResult, Content, ListToolsResult,
-    RequestContext, ServerError, Tool,
-};
-use serde_json::{Value, json};
-
 use std::time::Duration;
 
-use mcp::{LogLevel, SamplingMessage, SamplingRequest};
+use mcp::protocol::ResourceContents;
+use mcp::{
+    Content, Context, LogLevel, PromptMessage, SamplingMessage, SamplingRequest, ServerError,
+    ToolError, ToolOutput,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 use tokio::time::sleep;
 
-use crate::echo::object;
+use crate::{conformance_features as features, conformance_input as input};
+use crate::{conformance_tasks as tasks, conformance_tasks::Confirmation};
 
 /// A 1×1 PNG, base64 (the suite's "minimal test image").
 pub const TEST_IMAGE_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -41,25 +60,166 @@ pub const ERROR_MESSAGE: &str = "This tool intentionally returns an error for te
 pub const JSON_SCHEMA_2020_12_TOOL: &str = "json_schema_2020_12_tool";
 
 /// The conformance fixture service.
-#[derive(Clone, Debug)]
-pub struct Conformance {
-    tools: Vec<Tool>,
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Conformance;
+
+/// The address of `json_schema_2020_12_tool` (its `$defs/address`).
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Address {
+    /// The street.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub street: Option<String>,
+    /// The city.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
 }
 
-impl Default for Conformance {
-    fn default() -> Self {
-        Self::new()
+/// The answer to `test_elicitation`'s question.
+#[derive(Deserialize, mcp::Form)]
+pub struct UserResponse {
+    /// User's response
+    pub username: String,
+    /// User's email address
+    pub email: String,
+}
+
+#[mcp::service(
+    name = "mcp-conformance",
+    instructions = "Fixtures for the MCP conformance suite's server scenarios."
+)]
+impl Conformance {
+    // ---------------------------------------------------------------- content
+
+    /// Returns simple text content
+    pub fn test_simple_text(&self) -> String {
+        SIMPLE_TEXT.to_owned()
     }
-}
 
-fn no_arguments() -> JsonObject {
-    object(json!({"type": "object", "properties": {}}))
-}
+    /// Returns image content
+    pub fn test_image_content(&self) -> Content {
+        Content::image(TEST_IMAGE_BASE64, "image/png")
+    }
 
-/// The input schema of [`JSON_SCHEMA_2020_12_TOOL`], exactly as the suite's
-/// `json-schema-2020-12` scenario describes it.
-pub fn json_schema_2020_12() -> JsonObject {
-    object(json!({
+    /// Returns audio content
+    pub fn test_audio_content(&self) -> Content {
+        Content::audio(TEST_AUDIO_BASE64, "audio/wav")
+    }
+
+    /// Returns an embedded resource
+    pub fn test_embedded_resource(&self) -> Content {
+        embedded(
+            "test://embedded-resource",
+            "text/plain",
+            "This is an embedded resource content.".to_owned(),
+        )
+    }
+
+    /// Returns text, image and resource content
+    pub fn test_multiple_content_types(&self) -> Vec<Content> {
+        vec![
+            Content::text("Multiple content types test:"),
+            Content::image(TEST_IMAGE_BASE64, "image/png"),
+            embedded(
+                "test://mixed-content-resource",
+                "application/json",
+                json!({"test": "data", "value": 123}).to_string(),
+            ),
+        ]
+    }
+
+    /// Always fails with a tool error
+    pub fn test_error_handling(&self) -> Result<String, ToolError> {
+        Err(ToolError::new(ERROR_MESSAGE))
+    }
+
+    // ------------------------------------------------------ talking to the client
+
+    /// Asks the client for user input
+    ///
+    /// # Arguments
+    /// * `message` - The message to show the user
+    pub fn test_elicitation(&self, message: String, ctx: Context) -> ToolOutput<String> {
+        let ask = || mcp::elicit_form(message.clone(), mcp::form_of::<UserResponse>());
+        answered(&ctx, "User response", ask)
+    }
+
+    /// Elicitation whose fields all carry defaults (SEP-1034)
+    pub fn test_elicitation_sep1034_defaults(&self, ctx: Context) -> ToolOutput<String> {
+        let ask = || {
+            mcp::elicit_form(
+                "Please review and update the form fields with defaults",
+                mcp::FormSchema::from_json(sep1034_form()),
+            )
+        };
+        answered(&ctx, "Elicitation completed", ask)
+    }
+
+    /// Elicitation with the five enum schema variants (SEP-1330)
+    pub async fn test_elicitation_sep1330_enums(&self, ctx: Context) -> Result<String, ToolError> {
+        let params = json!({
+            "message": "Please select options from the enum fields",
+            "requestedSchema": sep1330_form(),
+        });
+        let answer = ctx
+            .send_request(mcp::protocol::ELICITATION_CREATE, params)
+            .await
+            .map_err(|e| ToolError::new(e.message))?;
+        Ok(format!(
+            "Elicitation completed: {}",
+            action_and_content(&answer)
+        ))
+    }
+
+    /// Emits three log notifications while running
+    pub async fn test_tool_with_logging(&self, ctx: Context) -> String {
+        ctx.log(LogLevel::Info, "Tool execution started").await;
+        sleep(Duration::from_millis(50)).await;
+        ctx.log(LogLevel::Info, "Tool processing data").await;
+        sleep(Duration::from_millis(50)).await;
+        ctx.log(LogLevel::Info, "Tool execution completed").await;
+        "Tool with logging executed successfully".to_owned()
+    }
+
+    /// Reports progress 0/50/100 when given a progress token
+    pub async fn test_tool_with_progress(&self, ctx: Context) -> String {
+        for step in [0.0, 50.0, 100.0] {
+            let message = format!("Completed step {step} of 100");
+            ctx.progress(step, 100.0, Some(&message)).await;
+            if step < 100.0 {
+                sleep(Duration::from_millis(50)).await;
+            }
+        }
+        ctx.progress_token().map_or_else(
+            || "no progress token".to_owned(),
+            |t| t.as_str().map_or_else(|| t.to_string(), str::to_owned),
+        )
+    }
+
+    /// Closes its SSE stream mid-call (SEP-1699); the result arrives after the client reconnects
+    pub async fn test_reconnection(&self, ctx: Context) -> String {
+        ctx.close_stream(Duration::from_millis(500)).await;
+        sleep(Duration::from_millis(100)).await;
+        "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.".to_owned()
+    }
+
+    /// Asks the client for an LLM completion
+    ///
+    /// # Arguments
+    /// * `prompt` - The prompt to send to the LLM
+    pub async fn test_sampling(&self, prompt: String, ctx: Context) -> Result<String, ToolError> {
+        let ask = SamplingRequest::new(vec![SamplingMessage::user(prompt)], 100);
+        let answer = ctx
+            .sample(ask)
+            .await
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(format!(
+            "LLM response: {}",
+            answer.text().unwrap_or("No response")
+        ))
+    }
+
+    /// Tool with JSON Schema 2020-12 features (SEP-1613)
+    #[tool(schema = r##"{
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {
@@ -70,77 +230,253 @@ pub fn json_schema_2020_12() -> JsonObject {
         },
         "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
         "additionalProperties": false
-    }))
-}
+    }"##)]
+    pub fn json_schema_2020_12_tool(
+        &self,
+        name: Option<String>,
+        address: Option<Address>,
+    ) -> String {
+        let mut args = serde_json::Map::new();
+        if let Some(name) = name {
+            args.insert("name".into(), Value::String(name));
+        }
+        if let Some(address) = address {
+            args.insert("address".into(), json!(address));
+        }
+        format!(
+            "JSON Schema 2020-12 tool called with: {}",
+            Value::Object(args)
+        )
+    }
 
-impl Conformance {
-    /// The service with its tool definitions.
-    pub fn new() -> Self {
-        let tool = |name: &str, description: &str| {
-            Tool::new(name, no_arguments()).with_description(description)
-        };
-        Self {
-            tools: vec![
-                tool("test_simple_text", "Returns simple text content"),
-                tool("test_image_content", "Returns image content"),
-                tool("test_audio_content", "Returns audio content"),
-                tool("test_embedded_resource", "Returns an embedded resource"),
-                tool(
-                    "test_multiple_content_types",
-                    "Returns text, image and resource content",
-                ),
-                tool("test_error_handling", "Always fails with a tool error"),
-                Tool::new(
-                    "test_elicitation",
-                    object(json!({
-                        "type": "object",
-                        "properties": {"message": {"type": "string", "description": "The message to show the user"}},
-                        "required": ["message"]
-                    })),
-                )
-                .with_description("Asks the client for user input"),
-                tool(
-                    "test_elicitation_sep1034_defaults",
-                    "Elicitation whose fields all carry defaults (SEP-1034)",
-                ),
-                tool(
-                    "test_elicitation_sep1330_enums",
-                    "Elicitation with the five enum schema variants (SEP-1330)",
-                ),
-                tool(
-                    "test_tool_with_logging",
-                    "Emits three log notifications while running",
-                ),
-                tool(
-                    "test_tool_with_progress",
-                    "Reports progress 0/50/100 when given a progress token",
-                ),
-                tool(
-                    "test_reconnection",
-                    "Closes its SSE stream mid-call (SEP-1699); the result arrives after the client reconnects",
-                ),
-                Tool::new(
-                    "test_sampling",
-                    object(json!({
-                        "type": "object",
-                        "properties": {"prompt": {"type": "string", "description": "The prompt to send to the LLM"}},
-                        "required": ["prompt"]
-                    })),
-                )
-                .with_description("Asks the client for an LLM completion"),
-                Tool::new(JSON_SCHEMA_2020_12_TOOL, json_schema_2020_12())
-                    .with_description("Tool with JSON Schema 2020-12 features (SEP-1613)"),
-            ]
-            .into_iter()
-            .chain(crate::conformance_input::tools())
-            .chain(crate::conformance_tasks::tools())
-            .collect(),
+    // ------------------------------------------- input_required (2026-07-28, SEP-2322)
+
+    /// Asks for the user's name (input_required, elicitation)
+    pub fn test_input_required_result_elicitation(&self, ctx: Context) -> ToolOutput<String> {
+        input::elicitation(&ctx)
+    }
+
+    /// Asks the client's model a question (input_required, sampling)
+    pub async fn test_input_required_result_sampling(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        input::sampling(&ctx).await
+    }
+
+    /// Asks for the client's roots (input_required, roots/list)
+    pub fn test_input_required_result_list_roots(&self, ctx: Context) -> ToolOutput<String> {
+        input::list_roots(&ctx)
+    }
+
+    /// Asks for a confirmation and checks the request state it handed out
+    pub fn test_input_required_result_request_state(&self, ctx: Context) -> ToolOutput<String> {
+        input::request_state(&ctx)
+    }
+
+    /// Asks for a name, a model greeting and the roots in one round
+    pub async fn test_input_required_result_multiple_inputs(
+        &self,
+        ctx: Context,
+    ) -> Result<ToolOutput<String>, ToolError> {
+        input::multiple_inputs(&ctx).await
+    }
+
+    /// Asks two questions in two rounds
+    pub fn test_input_required_result_multi_round(&self, ctx: Context) -> ToolOutput<String> {
+        input::multi_round(&ctx)
+    }
+
+    /// Hands out a (signed) request state; a tampered one is rejected
+    pub fn test_input_required_result_tampered_state(&self, ctx: Context) -> ToolOutput<String> {
+        input::tampered_state(&ctx)
+    }
+
+    /// Asks only for the inputs the client's capabilities allow
+    pub async fn test_input_required_result_capabilities(
+        &self,
+        ctx: Context,
+    ) -> Result<ToolOutput<String>, ToolError> {
+        input::capabilities(&ctx).await
+    }
+
+    /// Echoes an argument the client also sends as the Mcp-Param-Value header (SEP-2243)
+    pub fn test_custom_header(
+        &self,
+        #[argument(
+            header = "Value",
+            description = "Mirrored into the Mcp-Param-Value header"
+        )]
+        value: String,
+    ) -> String {
+        format!("value: {value}")
+    }
+
+    /// Needs the client's sampling capability (-32021 without it)
+    pub async fn test_missing_capability(&self, ctx: Context) -> Result<String, ToolError> {
+        input::missing_capability(&ctx).await
+    }
+
+    /// Reports progress, then asks for the user's name
+    pub async fn test_streaming_elicitation(&self, ctx: Context) -> ToolOutput<String> {
+        ctx.progress(0.0, 1.0, Some("asking for the name")).await;
+        input::elicitation(&ctx)
+    }
+
+    /// Logs (only to clients that asked for a log level)
+    pub async fn test_logging_tool(&self, ctx: Context) -> String {
+        ctx.log(LogLevel::Info, "test_logging_tool ran").await;
+        "Logged (if the request asked for a log level)".to_owned()
+    }
+
+    // ------------------------------------------ tasks (io.modelcontextprotocol/tasks)
+
+    /// Greets someone (never a task)
+    ///
+    /// # Arguments
+    /// * `name` - Who to greet
+    pub fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    /// Works for `seconds` seconds, reporting progress (a task when the client declares the tasks extension)
+    ///
+    /// # Arguments
+    /// * `seconds` - How long to work
+    /// * `label` - A label echoed in the result
+    #[tool(task = "optional")]
+    pub async fn slow_compute(
+        &self,
+        ctx: Context,
+        seconds: f64,
+        label: Option<String>,
+    ) -> Result<String, ToolError> {
+        tasks::slow_compute(&ctx, seconds, &label.unwrap_or_default()).await
+    }
+
+    /// Fails with a tool error after a second (only as a task)
+    #[tool(task = "required")]
+    pub async fn failing_job(&self) -> Result<String, ToolError> {
+        sleep(Duration::from_secs(1)).await;
+        Err(ToolError::new("The job failed: the input data is invalid"))
+    }
+
+    /// Fails with a JSON-RPC error (a task when the client declares the tasks extension)
+    #[tool(task = "optional")]
+    pub async fn protocol_error_job(&self) -> Result<String, ServerError> {
+        sleep(Duration::from_millis(200)).await;
+        Err(ServerError::client_message("The job's worker crashed"))
+    }
+
+    /// Asks for a confirmation before deleting a file
+    ///
+    /// # Arguments
+    /// * `filename` - The file to delete
+    #[tool(task = "optional")]
+    pub fn confirm_delete(&self, filename: String, ctx: Context) -> ToolOutput<String> {
+        match ctx.accepted_content::<Confirmation>("confirm") {
+            Some(Confirmation { confirm: true }) => ToolOutput::Done(format!("Deleted {filename}")),
+            Some(Confirmation { confirm: false }) => ToolOutput::Done(format!("Kept {filename}")),
+            None => tasks::ask_confirmation(&format!("Delete {filename}?")).into(),
         }
     }
 
-    /// The tool definitions, in listing order.
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
+    /// Asks two questions at once
+    #[tool(task = "optional")]
+    pub fn multi_input(&self, ctx: Context) -> ToolOutput<String> {
+        tasks::multi_input(&ctx)
+    }
+
+    /// Asks for the user's name in the request, then greets as a task (only as a task)
+    #[tool(task = "required")]
+    pub async fn test_tool_with_task(&self, ctx: Context) -> ToolOutput<String> {
+        tasks::greet_after_asking(&ctx).await
+    }
+
+    // ------------------------------------------------------------------ resources
+
+    /// A static text resource
+    #[resource(
+        uri = "test://static-text",
+        name = "static-text",
+        title = "Static text",
+        mime_type = "text/plain"
+    )]
+    fn static_text(&self) -> &'static str {
+        features::STATIC_TEXT
+    }
+
+    /// A static binary resource (a 1x1 PNG)
+    #[resource(
+        uri = "test://static-binary",
+        name = "static-binary",
+        mime_type = "image/png"
+    )]
+    fn static_binary(&self) -> ResourceContents {
+        ResourceContents::blob(features::STATIC_BINARY_URI, TEST_IMAGE_BASE64)
+            .with_mime_type("image/png")
+    }
+
+    /// A resource template with an id
+    #[resource(
+        template = "test://template/{id}/data",
+        name = "template",
+        mime_type = "application/json"
+    )]
+    fn template(&self, id: String) -> String {
+        json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+    }
+
+    // -------------------------------------------------------------------- prompts
+
+    /// A simple prompt without arguments
+    #[prompt]
+    fn test_simple_prompt(&self) -> String {
+        "This is a simple prompt for testing.".to_owned()
+    }
+
+    /// A prompt with two required arguments
+    ///
+    /// # Arguments
+    /// * `arg1` - First test argument
+    /// * `arg2` - Second test argument
+    #[prompt]
+    fn test_prompt_with_arguments(&self, arg1: String, arg2: String) -> String {
+        format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+    }
+
+    /// A prompt that embeds a resource
+    ///
+    /// # Arguments
+    /// * `resourceUri` - URI of the resource to embed
+    #[prompt]
+    #[allow(non_snake_case)] // the suite's argument name
+    fn test_prompt_with_embedded_resource(&self, resourceUri: String) -> Vec<PromptMessage> {
+        features::embedded_resource_prompt(resourceUri)
+    }
+
+    /// A prompt with an image
+    #[prompt]
+    fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
+        features::image_prompt()
+    }
+
+    /// Asks the user for context first (input_required, elicitation)
+    #[prompt]
+    fn test_input_required_result_prompt(&self, ctx: Context) -> ToolOutput<String> {
+        features::input_required_prompt(&ctx)
+    }
+
+    // ----------------------------------------------------------------- completion
+
+    #[complete(prompt = "test_prompt_with_arguments", argument = "arg1")]
+    fn complete_arg1(&self, prefix: String) -> Vec<String> {
+        features::starting_with(&["test1", "test2", "testValue1", "value"], &prefix)
+    }
+
+    #[complete(template = "test://template/{id}/data", argument = "id")]
+    fn complete_id(&self, prefix: String) -> Vec<String> {
+        features::starting_with(&["1", "12", "123"], &prefix)
     }
 }
 
@@ -149,251 +485,49 @@ fn embedded(uri: &str, mime_type: &str, text: String) -> Content {
     Content::resource(ResourceContents::text(uri, text).with_mime_type(mime_type))
 }
 
-impl AdvancedService for Conformance {
-    fn info(&self) -> mcp::Implementation {
-        mcp::Implementation::new("mcp-conformance", env!("CARGO_PKG_VERSION"))
-    }
-
-    fn features(&self) -> mcp::Features {
-        crate::conformance_features::features()
-    }
-
-    fn task_support(&self, tool: &str) -> mcp::TaskSupport {
-        crate::conformance_tasks::task_support(tool)
-    }
-
-    fn serves_tasks(&self) -> bool {
-        true
-    }
-
-    async fn on_list_resources(
-        &self,
-        cursor: Option<String>,
-        _request: &RequestContext,
-    ) -> Result<mcp::ListResourcesResult, ServerError> {
-        crate::conformance_features::list_resources(cursor)
-    }
-
-    async fn on_list_resource_templates(
-        &self,
-        cursor: Option<String>,
-        _request: &RequestContext,
-    ) -> Result<mcp::ListResourceTemplatesResult, ServerError> {
-        crate::conformance_features::list_templates(cursor)
-    }
-
-    async fn on_read_resource(
-        &self,
-        params: mcp::ReadResourceParams,
-        _request: &RequestContext,
-    ) -> Result<mcp::ReadResourceResult, ServerError> {
-        crate::conformance_features::read(&params)
-    }
-
-    async fn on_list_prompts(
-        &self,
-        cursor: Option<String>,
-        _request: &RequestContext,
-    ) -> Result<mcp::ListPromptsResult, ServerError> {
-        crate::conformance_features::list_prompts(cursor)
-    }
-
-    async fn on_get_prompt(
-        &self,
-        params: mcp::GetPromptParams,
-        _request: &RequestContext,
-    ) -> Result<mcp::GetPromptResult, ServerError> {
-        crate::conformance_features::get_prompt(&params)
-    }
-
-    async fn on_complete(
-        &self,
-        params: mcp::CompleteParams,
-        _request: &RequestContext,
-    ) -> Result<mcp::CompleteResult, ServerError> {
-        crate::conformance_features::complete(&params)
-    }
-
-    async fn on_list_tools(
-        &self,
-        cursor: Option<String>,
-        _request: &RequestContext,
-    ) -> Result<ListToolsResult, ServerError> {
-        if let Some(cursor) = cursor {
-            return Err(ServerError::invalid_params(format!(
-                "Unknown cursor: {cursor}"
-            )));
-        }
-        Ok(ListToolsResult::new(self.tools.clone()))
-    }
-
-    async fn on_call_tool(
-        &self,
-        params: CallToolParams,
-        request: &RequestContext,
-    ) -> Result<CallToolResponse, ServerError> {
-        let ctx = mcp::Context::from_call(&params, request);
-        if let Some(response) =
-            crate::conformance_tasks::call(&params.name, params.arguments.as_ref(), &ctx).await
-        {
-            return response;
-        }
-        if let Some(response) =
-            crate::conformance_input::call(&params.name, params.arguments.as_ref(), &ctx, request)
-                .await
-        {
-            return Ok(response);
-        }
-        let result = match params.name.as_str() {
-            "test_simple_text" => CallToolResult::text(SIMPLE_TEXT),
-            "test_image_content" => {
-                CallToolResult::content(vec![Content::image(TEST_IMAGE_BASE64, "image/png")])
-            }
-            "test_audio_content" => {
-                CallToolResult::content(vec![Content::audio(TEST_AUDIO_BASE64, "audio/wav")])
-            }
-            "test_embedded_resource" => CallToolResult::content(vec![embedded(
-                "test://embedded-resource",
-                "text/plain",
-                "This is an embedded resource content.".to_owned(),
-            )]),
-            "test_multiple_content_types" => CallToolResult::content(vec![
-                Content::text("Multiple content types test:"),
-                Content::image(TEST_IMAGE_BASE64, "image/png"),
-                embedded(
-                    "test://mixed-content-resource",
-                    "application/json",
-                    json!({"test": "data", "value": 123}).to_string(),
-                ),
-            ]),
-            "test_error_handling" => CallToolResult::error(ERROR_MESSAGE),
-            "test_elicitation" | "test_elicitation_sep1034_defaults" => {
-                return Ok(elicitation_fixture(&params));
-            }
-            "test_tool_with_logging" => {
-                ctx.log(LogLevel::Info, "Tool execution started").await;
-                sleep(Duration::from_millis(50)).await;
-                ctx.log(LogLevel::Info, "Tool processing data").await;
-                sleep(Duration::from_millis(50)).await;
-                ctx.log(LogLevel::Info, "Tool execution completed").await;
-                CallToolResult::text("Tool with logging executed successfully")
-            }
-            "test_tool_with_progress" => {
-                for step in [0.0, 50.0, 100.0] {
-                    let message = format!("Completed step {step} of 100");
-                    ctx.progress(step, 100.0, Some(&message)).await;
-                    if step < 100.0 {
-                        sleep(Duration::from_millis(50)).await;
-                    }
-                }
-                let token = ctx.progress_token().map_or_else(
-                    || "no progress token".to_owned(),
-                    |t| t.as_str().map_or_else(|| t.to_string(), str::to_owned),
-                );
-                CallToolResult::text(token)
-            }
-            "test_reconnection" => {
-                ctx.close_stream(Duration::from_millis(500)).await;
-                sleep(Duration::from_millis(100)).await;
-                CallToolResult::text(
-                    "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.",
-                )
-            }
-            "test_sampling" => {
-                let prompt = params
-                    .arguments
-                    .as_ref()
-                    .and_then(|a| a.get("prompt"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let ask = SamplingRequest::new(vec![SamplingMessage::user(prompt)], 100);
-                match ctx.sample(ask).await {
-                    Ok(answer) => CallToolResult::text(format!(
-                        "LLM response: {}",
-                        answer.text().unwrap_or("No response")
-                    )),
-                    Err(e) => CallToolResult::error(e.to_string()),
-                }
-            }
-            "test_elicitation_sep1330_enums" => return Ok(sep1330_fixture(&ctx).await),
-            JSON_SCHEMA_2020_12_TOOL => {
-                let args = Value::Object(params.arguments.unwrap_or_default());
-                CallToolResult::text(format!("JSON Schema 2020-12 tool called with: {args}"))
-            }
-            other => {
-                return Err(ServerError::invalid_params(format!(
-                    "Unknown tool: {other}"
-                )));
-            }
-        };
-        Ok(result.into())
-    }
-}
-
-/// The elicitation fixtures: ask one form question (an input-required result; legacy
-/// clients on a session get it as a real `elicitation/create`), then report the answer.
-fn elicitation_fixture(params: &CallToolParams) -> CallToolResponse {
-    let (prefix, message, schema) = if params.name == "test_elicitation" {
-        let message = params
-            .arguments
-            .as_ref()
-            .and_then(|a| a.get("message"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "username": {"type": "string", "description": "User's response"},
-                "email": {"type": "string", "description": "User's email address"}
-            },
-            "required": ["username", "email"]
-        });
-        ("User response", message.to_owned(), schema)
-    } else {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "User name", "default": "John Doe"},
-                "age": {"type": "integer", "description": "User age", "default": 30},
-                "score": {"type": "number", "description": "User score", "default": 95.5},
-                "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
-                "verified": {"type": "boolean", "description": "Verification status", "default": true}
-            },
-            "required": []
-        });
-        (
-            "Elicitation completed",
-            "Please review and update the form fields with defaults".to_owned(),
-            schema,
-        )
-    };
-    match params
-        .input_responses
-        .as_ref()
-        .and_then(|r| r.get("answer"))
-    {
-        None => mcp::InputRequired::new()
-            .elicit(
-                "answer",
-                mcp::elicit_form(message, mcp::FormSchema::from_json(schema)),
-            )
-            .into(),
+/// The elicitation fixtures: ask one form question (`answer`: an input-required result; legacy
+/// clients on a session get it as a real `elicitation/create`), then report the answer,
+/// whatever the user did.
+fn answered(
+    ctx: &Context,
+    prefix: &str,
+    ask: impl FnOnce() -> mcp::ElicitRequest,
+) -> ToolOutput<String> {
+    match ctx.elicit_result("answer") {
+        None => mcp::InputRequired::new().elicit("answer", ask()).into(),
         Some(answer) => {
-            let action = answer
-                .get("action")
-                .and_then(Value::as_str)
-                .unwrap_or("cancel");
-            let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
-            CallToolResult::text(format!("{prefix}: action={action}, content={content}")).into()
+            ToolOutput::Done(format!("{prefix}: {}", action_and_content(&json!(answer))))
         }
     }
 }
 
-/// `test_elicitation_sep1330_enums`: the five enum shapes of SEP-1330, one of them the
-/// deprecated `enumNames` form the framework's form checks refuse in input-required results
-/// (use `oneOf` with titles), so this fixture sends its `elicitation/create` unchecked on
-/// the legacy session ([`Context::send_request`](mcp::Context::send_request)).
-async fn sep1330_fixture(ctx: &mcp::Context) -> CallToolResponse {
+/// `action=<action>, content=<content JSON>` of an elicitation's answer.
+fn action_and_content(answer: &Value) -> String {
+    let action = answer
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or("cancel");
+    let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
+    format!("action={action}, content={content}")
+}
+
+/// The SEP-1034 form: every field has a default.
+fn sep1034_form() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    })
+}
+
+/// The SEP-1330 form: the five enum shapes, one of them the deprecated `enumNames` form.
+fn sep1330_form() -> Value {
     let titled = |prefix: &str, titles: [&str; 3]| -> Vec<Value> {
         titles
             .iter()
@@ -401,48 +535,27 @@ async fn sep1330_fixture(ctx: &mcp::Context) -> CallToolResponse {
             .map(|(i, t)| json!({"const": format!("{prefix}{}", i + 1), "title": t}))
             .collect()
     };
-    let params = json!({
-        "message": "Please select options from the enum fields",
-        "requestedSchema": {
-            "type": "object",
-            "properties": {
-                "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
-                "titledSingle": {"type": "string", "description": "Select one option with titles",
-                    "oneOf": titled("value", ["First Option", "Second Option", "Third Option"])},
-                "legacyEnum": {"type": "string", "description": "Select one option (legacy)",
-                    "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
-                "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,
-                    "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-                "titledMulti": {"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3,
-                    "items": {"anyOf": titled("value", ["First Choice", "Second Choice", "Third Choice"])}}
-            },
-            "required": []
-        }
-    });
-    match ctx
-        .send_request(mcp::protocol::ELICITATION_CREATE, params)
-        .await
-    {
-        Ok(answer) => {
-            let action = answer
-                .get("action")
-                .and_then(Value::as_str)
-                .unwrap_or("cancel");
-            let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
-            CallToolResult::text(format!(
-                "Elicitation completed: action={action}, content={content}"
-            ))
-            .into()
-        }
-        Err(e) => CallToolResult::error(e.message).into(),
-    }
+    json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "description": "Select one option with titles",
+                "oneOf": titled("value", ["First Option", "Second Option", "Third Option"])},
+            "legacyEnum": {"type": "string", "description": "Select one option (legacy)",
+                "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3,
+                "items": {"anyOf": titled("value", ["First Choice", "Second Choice", "Third Choice"])}}
+        },
+        "required": []
+    })
 }
 
 /// The conformance server, ready to serve. Browser origins are refused; see
 /// [`server_at`] for the server that also accepts its own loopback origins.
 pub fn server() -> mcp::ServerBuilder {
-    mcp::Server::builder(Conformance::new())
-        .instructions("Fixtures for the MCP conformance suite's server scenarios.")
+    mcp::Server::builder(Conformance).resource_subscriptions(true)
 }
 
 /// The conformance server bound at `addr`: it accepts requests from the loopback origins

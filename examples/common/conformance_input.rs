@@ -1,28 +1,20 @@
-//! The fixtures of the 2026-07-28 conformance scenarios (suite 0.2.0-alpha.12): the
-//! multi-round `input_required` tools (SEP-2322, `input-required-result-*`), the tool with an
-//! `Mcp-Param-*` header argument (SEP-2243, `http-custom-header-server-validation`) and the
-//! diagnostic tools of `server-stateless` (SEP-2575).
+//! The bodies of the 2026-07-28 conformance fixtures (suite 0.2.0-alpha.12) that ask for
+//! input: the multi-round `input_required` tools (SEP-2322, `input-required-result-*`) and
+//! the diagnostic tools of `server-stateless` (SEP-2575). Their tools (and the
+//! `Mcp-Param-*` header tool of `http-custom-header-server-validation`, SEP-2243) are
+//! methods of [`Conformance`], which calls these.
 //!
-//! Each tool is written as a user writes one: it reads the answers of the round from
-//! [`mcp::Context`] and asks for what is missing with [`mcp::InputRequired`] (elicitation
-//! and roots) or [`Context::sample`](mcp::Context::sample) (sampling); the server signs the
-//! request state it hands back and rejects a tampered one. [`Conformance`] serves them
-//! from its `on_call_tool` ([`call`]).
+//! Each reads the answers of the round from [`mcp::Context`] and asks for what is missing
+//! with [`mcp::InputRequired`] (elicitation and roots) or
+//! [`Context::sample`](mcp::Context::sample) (sampling); the server signs the request state
+//! it hands back and rejects a tampered one before the tool runs.
 //!
 //! [`Conformance`]: crate::conformance::Conformance
 
-use mcp::protocol::JsonObject;
 use mcp::{
-    CallToolResponse, CallToolResult, Context, InputRequired, LogLevel, RequestContext,
-    SamplingError, SamplingMessage, SamplingRequest, Tool,
+    Context, InputRequired, SamplingError, SamplingMessage, SamplingRequest, ToolError, ToolOutput,
 };
 use serde::Deserialize;
-use serde_json::json;
-
-use crate::echo::object;
-
-/// The tool with an `x-mcp-header` argument.
-pub const HEADER_TOOL: &str = "test_custom_header";
 
 /// The answer to the name question.
 #[derive(Deserialize, schemars::JsonSchema, mcp::Form)]
@@ -52,119 +44,9 @@ pub struct PromptContext {
     pub context: String,
 }
 
-fn no_arguments() -> JsonObject {
-    object(json!({"type": "object", "properties": {}}))
-}
-
-/// The definitions of the tools of this module, in listing order.
-pub fn tools() -> Vec<Tool> {
-    let tool = |name: &str, description: &str| {
-        Tool::new(name, no_arguments()).with_description(description)
-    };
-    vec![
-        tool(
-            "test_input_required_result_elicitation",
-            "Asks for the user's name (input_required, elicitation)",
-        ),
-        tool(
-            "test_input_required_result_sampling",
-            "Asks the client's model a question (input_required, sampling)",
-        ),
-        tool(
-            "test_input_required_result_list_roots",
-            "Asks for the client's roots (input_required, roots/list)",
-        ),
-        tool(
-            "test_input_required_result_request_state",
-            "Asks for a confirmation and checks the request state it handed out",
-        ),
-        tool(
-            "test_input_required_result_multiple_inputs",
-            "Asks for a name, a model greeting and the roots in one round",
-        ),
-        tool(
-            "test_input_required_result_multi_round",
-            "Asks two questions in two rounds",
-        ),
-        tool(
-            "test_input_required_result_tampered_state",
-            "Hands out a (signed) request state; a tampered one is rejected",
-        ),
-        tool(
-            "test_input_required_result_capabilities",
-            "Asks only for the inputs the client's capabilities allow",
-        ),
-        Tool::new(
-            HEADER_TOOL,
-            object(json!({
-                "type": "object",
-                "properties": {
-                    "value": {"type": "string", "description": "Mirrored into the Mcp-Param-Value header", "x-mcp-header": "Value"}
-                },
-                "required": ["value"]
-            })),
-        )
-        .with_description("Echoes an argument the client also sends as the Mcp-Param-Value header (SEP-2243)"),
-        tool(
-            "test_missing_capability",
-            "Needs the client's sampling capability (-32021 without it)",
-        ),
-        tool(
-            "test_streaming_elicitation",
-            "Reports progress, then asks for the user's name",
-        ),
-        tool(
-            "test_logging_tool",
-            "Logs (only to clients that asked for a log level)",
-        ),
-    ]
-}
-
 /// The name question (`user_name`, and the steps of the multi-round tool).
 fn ask_name(message: &str) -> mcp::ElicitRequest {
     mcp::elicit_form(message, mcp::form_of::<Name>())
-}
-
-/// Calls tool `name` of this module; `None` when it is not one of them.
-pub async fn call(
-    name: &str,
-    arguments: Option<&JsonObject>,
-    ctx: &Context,
-    request: &RequestContext,
-) -> Option<CallToolResponse> {
-    Some(match name {
-        "test_input_required_result_elicitation" => elicitation(ctx),
-        "test_input_required_result_sampling" => sampling(ctx).await,
-        "test_input_required_result_list_roots" => list_roots(ctx),
-        "test_input_required_result_request_state" => request_state(ctx),
-        "test_input_required_result_multiple_inputs" => multiple_inputs(ctx).await,
-        "test_input_required_result_multi_round" => multi_round(ctx),
-        "test_input_required_result_tampered_state" => tampered_state(ctx),
-        "test_input_required_result_capabilities" => {
-            let can_elicit = request.client_capabilities().elicitation.is_some();
-            capabilities(ctx, can_elicit).await
-        }
-        HEADER_TOOL => {
-            let value = arguments
-                .and_then(|a| a.get("value"))
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default();
-            CallToolResult::text(format!("value: {value}")).into()
-        }
-        "test_missing_capability" => match ctx.sample(capital_question()).await {
-            Ok(answer) => CallToolResult::text(answer.text().unwrap_or_default()).into(),
-            Err(e) => CallToolResult::error(e.to_string()).into(),
-        },
-        "test_streaming_elicitation" => {
-            ctx.progress(0.0, 1.0, Some("asking for the name")).await;
-            elicitation(ctx)
-        }
-        "test_logging_tool" => {
-            ctx.log(LogLevel::Info, "test_logging_tool ran").await;
-            CallToolResult::text("Logged (if the request asked for a log level)").into()
-        }
-        _ => return None,
-    })
 }
 
 fn capital_question() -> SamplingRequest {
@@ -174,67 +56,89 @@ fn capital_question() -> SamplingRequest {
     )
 }
 
+/// A sampling failure as the tool's error (a modern round that still asks gets an
+/// `input_required` result instead).
+fn failed(e: &SamplingError) -> ToolError {
+    ToolError::new(e.to_string())
+}
+
 /// `user_name`: asked until answered (a wrong or missing answer asks again).
-fn elicitation(ctx: &Context) -> CallToolResponse {
+pub fn elicitation(ctx: &Context) -> ToolOutput<String> {
     match ctx.accepted_content::<Name>("user_name") {
-        Some(Name { name }) => CallToolResult::text(format!("Hello, {name}!")).into(),
+        Some(Name { name }) => ToolOutput::Done(format!("Hello, {name}!")),
         None => InputRequired::new()
             .elicit("user_name", ask_name("What is your name?"))
             .into(),
     }
 }
 
-async fn sampling(ctx: &Context) -> CallToolResponse {
-    match ctx.sample(capital_question()).await {
-        Ok(answer) => CallToolResult::text(format!(
-            "The model answered: {}",
-            answer.text().unwrap_or_default()
-        ))
-        .into(),
-        Err(e) => CallToolResult::error(e.to_string()).into(),
-    }
+/// Asks the model, then reports its answer.
+pub async fn sampling(ctx: &Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample(capital_question())
+        .await
+        .map_err(|e| failed(&e))?;
+    Ok(format!(
+        "The model answered: {}",
+        answer.text().unwrap_or_default()
+    ))
 }
 
-fn list_roots(ctx: &Context) -> CallToolResponse {
+/// `test_missing_capability`: the answer of the model (`-32021` for a client without the
+/// sampling capability).
+pub async fn missing_capability(ctx: &Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample(capital_question())
+        .await
+        .map_err(|e| failed(&e))?;
+    Ok(answer.text().unwrap_or_default().to_owned())
+}
+
+/// `client_roots`: the client's roots.
+pub fn list_roots(ctx: &Context) -> ToolOutput<String> {
     match ctx.roots("client_roots") {
         Some(roots) => {
             let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-            CallToolResult::text(format!("Roots: {}", uris.join(", "))).into()
+            ToolOutput::Done(format!("Roots: {}", uris.join(", ")))
         }
         None => InputRequired::new().list_roots("client_roots").into(),
     }
 }
 
-fn request_state(ctx: &Context) -> CallToolResponse {
+/// A confirmation, answered with the state handed out in the first round.
+pub fn request_state(ctx: &Context) -> ToolOutput<String> {
     let confirmed = ctx.accepted_content::<Confirm>("confirm");
     match (ctx.request_state(), confirmed) {
         (Some("awaiting-confirmation"), Some(Confirm { ok })) => {
-            CallToolResult::text(format!("state-ok: confirmed={ok}")).into()
+            ToolOutput::Done(format!("state-ok: confirmed={ok}"))
         }
-        _ => InputRequired::new()
-            .elicit(
-                "confirm",
-                mcp::elicit_form("Please confirm", mcp::form_of::<Confirm>()),
-            )
-            .state("awaiting-confirmation")
-            .into(),
+        _ => ask_confirm("awaiting-confirmation").into(),
     }
+}
+
+fn ask_confirm(state: &str) -> InputRequired {
+    InputRequired::new()
+        .elicit(
+            "confirm",
+            mcp::elicit_form("Please confirm", mcp::form_of::<Confirm>()),
+        )
+        .state(state)
 }
 
 /// Three inputs of three kinds in one round; the sampling question rides along with the
 /// tool's own requests when it is not answered yet.
-async fn multiple_inputs(ctx: &Context) -> CallToolResponse {
+pub async fn multiple_inputs(ctx: &Context) -> Result<ToolOutput<String>, ToolError> {
     let ask = SamplingRequest::new(vec![SamplingMessage::user("Generate a greeting")], 50);
     let greeting = match ctx.sample(ask).await {
         Ok(answer) => Some(answer.text().unwrap_or_default().to_owned()),
         Err(SamplingError::InputRequired) => None,
-        Err(e) => return CallToolResult::error(e.to_string()).into(),
+        Err(e) => return Err(failed(&e)),
     };
     let name = ctx.accepted_content::<Name>("user_name");
     let roots = ctx.roots("client_roots");
-    match (greeting, name, roots) {
+    Ok(match (greeting, name, roots) {
         (Some(greeting), Some(Name { name }), Some(roots)) => {
-            CallToolResult::text(format!("{greeting} {name} ({} roots)", roots.len())).into()
+            ToolOutput::Done(format!("{greeting} {name} ({} roots)", roots.len()))
         }
         (_, name, roots) => {
             let mut ask = InputRequired::new().state("multiple-inputs");
@@ -246,11 +150,11 @@ async fn multiple_inputs(ctx: &Context) -> CallToolResponse {
             }
             ask.into()
         }
-    }
+    })
 }
 
 /// Round 1 asks `step1`, round 2 (state `step1`) asks `step2`, round 3 answers.
-fn multi_round(ctx: &Context) -> CallToolResponse {
+pub fn multi_round(ctx: &Context) -> ToolOutput<String> {
     match ctx.request_state() {
         Some("step1") => match ctx.accepted_content::<Name>("step1") {
             Some(Name { name }) => InputRequired::new()
@@ -268,9 +172,7 @@ fn multi_round(ctx: &Context) -> CallToolResponse {
         Some(state) if state.starts_with("step2:") => {
             let name = &state["step2:".len()..];
             match ctx.accepted_content::<Color>("step2") {
-                Some(Color { color }) => {
-                    CallToolResult::text(format!("{name} likes {color}")).into()
-                }
+                Some(Color { color }) => ToolOutput::Done(format!("{name} likes {color}")),
                 None => ask_step1(),
             }
         }
@@ -278,7 +180,7 @@ fn multi_round(ctx: &Context) -> CallToolResponse {
     }
 }
 
-fn ask_step1() -> CallToolResponse {
+fn ask_step1() -> ToolOutput<String> {
     InputRequired::new()
         .elicit("step1", ask_name("Step 1: What is your name?"))
         .state("step1")
@@ -287,40 +189,38 @@ fn ask_step1() -> CallToolResponse {
 
 /// The state it hands out is signed by the server, which rejects a tampered one (`-32602`)
 /// before the tool runs.
-fn tampered_state(ctx: &Context) -> CallToolResponse {
+pub fn tampered_state(ctx: &Context) -> ToolOutput<String> {
     match (
         ctx.request_state(),
         ctx.accepted_content::<Confirm>("confirm"),
     ) {
         (Some("integrity-protected"), Some(Confirm { ok })) => {
-            CallToolResult::text(format!("state verified: confirmed={ok}")).into()
+            ToolOutput::Done(format!("state verified: confirmed={ok}"))
         }
-        _ => InputRequired::new()
-            .elicit(
-                "confirm",
-                mcp::elicit_form("Please confirm", mcp::form_of::<Confirm>()),
-            )
-            .state("integrity-protected")
-            .into(),
+        _ => ask_confirm("integrity-protected").into(),
     }
 }
 
-/// Asks the model always, and the user only when the client can show a form.
-async fn capabilities(ctx: &Context, can_elicit: bool) -> CallToolResponse {
+/// Asks the model always, and the user only when the client can show a form (its declared
+/// capabilities, [`Context::client_capabilities`]).
+pub async fn capabilities(ctx: &Context) -> Result<ToolOutput<String>, ToolError> {
+    let can_elicit = ctx
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some());
     let answer = match ctx.sample(capital_question()).await {
         Ok(answer) => Some(answer.text().unwrap_or_default().to_owned()),
         Err(SamplingError::InputRequired) => None,
-        Err(e) => return CallToolResult::error(e.to_string()).into(),
+        Err(e) => return Err(failed(&e)),
     };
     let name = ctx.accepted_content::<Name>("user_name");
-    match answer {
+    Ok(match answer {
         Some(answer) if name.is_some() || !can_elicit => {
-            CallToolResult::text(format!("The model answered: {answer}")).into()
+            ToolOutput::Done(format!("The model answered: {answer}"))
         }
         _ if can_elicit && name.is_none() => InputRequired::new()
             .elicit("user_name", ask_name("What is your name?"))
             .state("capabilities")
             .into(),
         _ => InputRequired::new().state("capabilities").into(),
-    }
+    })
 }

@@ -86,6 +86,9 @@ const MUST_PASS: &[&str] = &[
     "input-required-result-capability-check",
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
+    // The same rounds on prompts/get: the prompt test_input_required_result_prompt
+    // (examples/common/conformance_features.rs) asks for context first.
+    "input-required-result-non-tool-request",
     // The tasks extension (SEP-2663): the fixtures of examples/common/conformance_tasks.rs,
     // tools with task support; creation, polling, input through tasks/update, idempotent
     // cancel, negotiation and -32021, routing headers, MRTR before the task.

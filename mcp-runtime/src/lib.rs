@@ -64,10 +64,10 @@ pub use protocol::{
     InputRequiredResult, ListToolsResult, Tool, ToolAnnotations,
 };
 pub use protocol::{
-    CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt, PromptArgument,
-    PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceContents,
-    ResourceTemplate, Role,
+    CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResponse,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
+    PromptArgument, PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource,
+    ResourceContents, ResourceTemplate, Role,
 };
 pub use protocol::{ElicitAction, ElicitRequest, ElicitResult};
 pub use protocol::{SamplingMessage, SamplingRequest, SamplingResult};

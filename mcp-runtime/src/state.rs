@@ -4,7 +4,7 @@
 //!
 //! The token is `v1.<base64url(payload)>.<base64url(mac)>`, where the payload is
 //! `{"p": state, "exp": unix-seconds}` and the MAC covers the token prefix *and* the binding:
-//! the tool name, the call's arguments in canonical key order, and the caller (the identity
+//! the tool (or prompt) name, the call's arguments in canonical key order, and the caller (the identity
 //! key that owns its legacy sessions: issuer, client and subject of a token, or a Basic user
 //! name; or none). The binding is recomputed on verification, so a state issued
 //! for another call or caller fails closed. Signed is not encrypted: the client can read the
@@ -31,12 +31,24 @@ pub const MAX_TOKEN_BYTES: usize = 64 * 1024;
 
 const PREFIX: &str = "v1.";
 
+/// What a request state continues: a `tools/call` or a `prompts/get`. A state issued by
+/// one never opens for the other, whatever their names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A tool call.
+    Tool,
+    /// A prompt.
+    Prompt,
+}
+
 /// What a request state is bound to.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding<'a> {
-    /// The tool name.
-    pub tool: &'a str,
-    /// The call's arguments.
+    /// Whether a tool or a prompt is continued.
+    pub subject: Subject,
+    /// The tool or prompt name.
+    pub name: &'a str,
+    /// The call's arguments (a prompt's string arguments as JSON strings).
     pub arguments: Option<&'a JsonObject>,
     /// The caller's identity key ([`Owner::key`](crate::session::Owner::key) of an identified
     /// caller: the issuer, client and subject of a token, or a Basic user name; `None` for
@@ -199,11 +211,16 @@ fn now() -> u64 {
 }
 
 /// The binding as bytes: canonical JSON (keys sorted at every depth, whatever the
-/// `serde_json` features) of tool, arguments and caller.
+/// `serde_json` features) of the subject, arguments and caller. A tool is its name as a
+/// JSON string (the form of the first tokens, which stay valid), a prompt the object
+/// `{"prompt": name}`, which no string equals.
 fn binding_bytes(binding: &Binding<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
     let caller = binding.caller.map_or(Value::Null, |key| json!(key));
-    canonical(&json!(binding.tool), &mut out);
+    match binding.subject {
+        Subject::Tool => canonical(&json!(binding.name), &mut out),
+        Subject::Prompt => canonical(&json!({"prompt": binding.name}), &mut out),
+    }
     out.push(b'\n');
     match binding.arguments {
         Some(args) => canonical_object(args, &mut out),
@@ -264,7 +281,8 @@ mod tests {
         let a = args(json!({"b": 1, "a": {"y": 2, "x": [1, {"k": true}]}}));
         let reordered = args(json!({"a": {"x": [1, {"k": true}], "y": 2}, "b": 1}));
         let bind = Binding {
-            tool: "t",
+            subject: Subject::Tool,
+            name: "t",
             arguments: Some(&a),
             caller: Some(r#"["token","iss","cli","sub"]"#),
         };
@@ -277,7 +295,7 @@ mod tests {
         assert_eq!(s.open_at(&token, &same, 1001).unwrap(), "step-2");
         // Another tool, arguments or caller.
         assert_eq!(
-            s.open_at(&token, &Binding { tool: "u", ..bind }, 1001),
+            s.open_at(&token, &Binding { name: "u", ..bind }, 1001),
             Err(StateError::Signature)
         );
         let other = args(json!({"b": 2, "a": {"y": 2, "x": [1, {"k": true}]}}));
@@ -319,10 +337,47 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_state_never_opens_for_a_prompt_of_the_same_name() {
+        let s = Signer::new(&[key(1)], Duration::from_secs(60)).unwrap();
+        let a = args(json!({"topic": "rust"}));
+        let tool = Binding {
+            subject: Subject::Tool,
+            name: "review",
+            arguments: Some(&a),
+            caller: None,
+        };
+        let prompt = Binding {
+            subject: Subject::Prompt,
+            ..tool
+        };
+        let for_tool = s.seal_at("x", &tool, 1000);
+        let for_prompt = s.seal_at("x", &prompt, 1000);
+        assert_eq!(s.open_at(&for_prompt, &prompt, 1001).unwrap(), "x");
+        assert_eq!(
+            s.open_at(&for_tool, &prompt, 1001),
+            Err(StateError::Signature)
+        );
+        assert_eq!(
+            s.open_at(&for_prompt, &tool, 1001),
+            Err(StateError::Signature)
+        );
+        // A tool whose name is the prompt's binding text is still another subject.
+        let lookalike = Binding {
+            name: r#"{"prompt":"review"}"#,
+            ..tool
+        };
+        assert_eq!(
+            s.open_at(&for_prompt, &lookalike, 1001),
+            Err(StateError::Signature)
+        );
+    }
+
+    #[test]
     fn tampering_and_truncation_are_refused() {
         let s = Signer::new(&[key(1)], DEFAULT_TTL).unwrap();
         let bind = Binding {
-            tool: "t",
+            subject: Subject::Tool,
+            name: "t",
             arguments: None,
             caller: None,
         };
@@ -349,7 +404,8 @@ mod tests {
         let old = Signer::new(&[key(1)], DEFAULT_TTL).unwrap();
         let rotated = Signer::new(&[key(2), key(1)], DEFAULT_TTL).unwrap();
         let bind = Binding {
-            tool: "t",
+            subject: Subject::Tool,
+            name: "t",
             arguments: None,
             caller: None,
         };
@@ -383,7 +439,8 @@ mod tests {
             Signer::new(&[], DEFAULT_TTL).unwrap(),
         );
         let bind = Binding {
-            tool: "t",
+            subject: Subject::Tool,
+            name: "t",
             arguments: None,
             caller: None,
         };

@@ -69,7 +69,7 @@ fn shape(k: &syn::Path, hook: Hook) -> Shape {
             quote!(#k::ReadResourceResult),
         ),
         Hook::ListPrompts => hook_shape(cursor, quote!(#k::ListPromptsResult)),
-        Hook::GetPrompt => hook_shape(quote!(#k::GetPromptParams), quote!(#k::GetPromptResult)),
+        Hook::GetPrompt => hook_shape(quote!(#k::GetPromptParams), quote!(#k::GetPromptResponse)),
         Hook::Complete => hook_shape(quote!(#k::CompleteParams), quote!(#k::CompleteResult)),
     }
 }

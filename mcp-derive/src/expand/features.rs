@@ -186,7 +186,7 @@ fn arm(
             let mutable = (p.by_ref == Some(true)).then(|| quote!(mut));
             let name = wire_name(ident);
             let tag = variable_tag(k, ty);
-            quote!(let #mutable #ident: #ty = #tag.bind(&mut __mcp_call, #name)?;)
+            quote!(#[allow(non_snake_case)] let #mutable #ident: #ty = #tag.bind(&mut __mcp_call, #name)?;)
         });
     let call = call_method(&m.ident, &m.params, m.is_async);
     let cfg = &m.cfg_attrs;
@@ -248,7 +248,7 @@ pub fn handler_methods(svc: &ServiceDef) -> TokenStream {
     let list_tpl = fut(quote!(#k::ListResourceTemplatesResult));
     let list_pr = fut(quote!(#k::ListPromptsResult));
     let read = fut(quote!(#k::ReadResourceResult));
-    let get = fut(quote!(#k::GetPromptResult));
+    let get = fut(quote!(#k::GetPromptResponse));
     let complete = fut(quote!(#k::CompleteResult));
     quote! {
         fn features(&self) -> #k::Features {

@@ -402,14 +402,18 @@ pub fn bind_params<'a>(
         let ty = &p.ty;
         // A `&mut T` parameter lends a mutable binding.
         let mutable = (p.by_ref == Some(true)).then(|| quote!(mut));
+        // A parameter named as its argument is on the wire (`resourceUri`) is the user's to
+        // allow on the method; its binding here would warn a second time.
         match &p.http_header {
             Some(h) => quote_spanned! {ty.span()=>
+                #[allow(non_snake_case)]
                 let #mutable #ident: #ty = #k::__private::header_param::<#ty>(&__mcp_call, #h)?;
             },
             None => {
                 let name = wire_name(ident);
                 let kind = kind_fn(j);
                 quote! {
+                    #[allow(non_snake_case)]
                     let #mutable #ident: #ty = #bind(#kind(), &mut __mcp_call, #name)?;
                 }
             }

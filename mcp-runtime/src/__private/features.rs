@@ -13,10 +13,10 @@ use super::tools::{CallArgs, Subject};
 use crate::dispatch::{Features, RequestContext, UriTemplate, UriTemplateError};
 use crate::error::{BoxError, ServerError};
 use crate::protocol::{
-    Annotations, CompleteParams, CompleteResult, Completion, ErrorCode, GetPromptResult,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    PromptArgument, PromptMessage, ReadResourceResult, Reference, Resource, ResourceContents,
-    ResourceTemplate, Role,
+    Annotations, CompleteParams, CompleteResult, Completion, ErrorCode, GetPromptResponse,
+    GetPromptResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Reference,
+    Resource, ResourceContents, ResourceTemplate, Role,
 };
 
 /// A resource or resource template, as the macro sees it.
@@ -329,18 +329,20 @@ pub fn resource_call<'a>(uri: &str, vars: JsonObject, request: &'a RequestContex
     CallArgs::for_feature(Subject::Resource, uri, vars, request)
 }
 
-/// The binding of a prompt's parameters: its arguments (strings).
+/// The binding of a prompt's parameters: its arguments (strings), and an `mcp::Context`
+/// with the answers and request state of the round.
 pub fn prompt_call<'a>(
     params: crate::protocol::GetPromptParams,
     request: &'a RequestContext,
 ) -> CallArgs<'a> {
+    let context = crate::dispatch::Context::from_prompt(&params, request);
     let args: Map<String, Value> = params
         .arguments
         .unwrap_or_default()
         .into_iter()
         .map(|(k, v)| (k, Value::String(v)))
         .collect();
-    CallArgs::for_feature(Subject::Prompt, &params.name, args, request)
+    CallArgs::for_feature(Subject::Prompt, &params.name, args, request).with_context(context)
 }
 
 /// The binding of a completer's parameters: its first argument parameter gets the partial
@@ -504,33 +506,49 @@ impl<T: IntoReadResult, E: Into<BoxError>> IntoReadResult for Result<T, E> {
 #[diagnostic::on_unimplemented(
     message = "MCP_309: a prompt method cannot return `{Self}`",
     label = "not prompt messages",
-    note = "return `String` (one user message), `Vec<mcp::PromptMessage>`, `mcp::GetPromptResult`, or a `Result` of one of them"
+    note = "return `String` (one user message), `Vec<mcp::PromptMessage>`, `mcp::GetPromptResult`, `mcp::ToolOutput<T>` of one of them (to ask for input first), `mcp::GetPromptResponse`, or a `Result` of one of them"
 )]
 pub trait IntoPromptResult {
-    /// The result.
-    fn into_prompt_result(self) -> Result<GetPromptResult, ServerError>;
+    /// The response.
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError>;
 }
 
 impl IntoPromptResult for String {
-    fn into_prompt_result(self) -> Result<GetPromptResult, ServerError> {
-        Ok(GetPromptResult::new(vec![PromptMessage::user(self)]))
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError> {
+        Ok(GetPromptResult::new(vec![PromptMessage::user(self)]).into())
     }
 }
 
 impl IntoPromptResult for Vec<PromptMessage> {
-    fn into_prompt_result(self) -> Result<GetPromptResult, ServerError> {
-        Ok(GetPromptResult::new(self))
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError> {
+        Ok(GetPromptResult::new(self).into())
     }
 }
 
 impl IntoPromptResult for GetPromptResult {
-    fn into_prompt_result(self) -> Result<GetPromptResult, ServerError> {
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError> {
+        Ok(self.into())
+    }
+}
+
+impl IntoPromptResult for GetPromptResponse {
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError> {
         Ok(self)
     }
 }
 
+/// The prompt's messages, or a request for input first.
+impl<T: IntoPromptResult> IntoPromptResult for crate::dispatch::ToolOutput<T> {
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError> {
+        match self {
+            Self::Done(value) => value.into_prompt_result(),
+            Self::InputRequired(ask) => Ok(ask.into()),
+        }
+    }
+}
+
 impl<T: IntoPromptResult, E: Into<BoxError>> IntoPromptResult for Result<T, E> {
-    fn into_prompt_result(self) -> Result<GetPromptResult, ServerError> {
+    fn into_prompt_result(self) -> Result<GetPromptResponse, ServerError> {
         self.map_err(server_error)?.into_prompt_result()
     }
 }
@@ -623,7 +641,7 @@ macro_rules! conversion_probe {
 conversion_probe!(IntoReadResult, ReadableProbe, UnreadableProbe, Readable, Unreadable, read_tag,
     (uri: &str, mime: Option<&str>) -> ReadResourceResult, into_read_result);
 conversion_probe!(IntoPromptResult, PromptProbe, NoPromptProbe, PromptOutput, NoPromptOutput, prompt_tag,
-    () -> GetPromptResult, into_prompt_result);
+    () -> GetPromptResponse, into_prompt_result);
 conversion_probe!(IntoCompletion, CompletionProbe, NoCompletionProbe, CompletionOutput, NoCompletionOutput, completion_tag,
     () -> CompleteResult, into_completion);
 

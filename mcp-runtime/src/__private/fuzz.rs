@@ -20,7 +20,7 @@ use crate::protocol::{
 };
 use crate::schema::headers::{self, ParamType};
 use crate::session::SessionLimits;
-use crate::state::{Binding, Signer};
+use crate::state::{Binding, Signer, Subject};
 use crate::transport::http::classify::{self, Route};
 
 /// Splits fuzz input at the first NUL: `Name: value` header lines before it (lines that are
@@ -252,7 +252,8 @@ pub fn request_state(data: &[u8]) {
     let forged = String::from_utf8_lossy(data.get(split + 1..).unwrap_or_default()).into_owned();
     let arguments: Map<String, Value> = [("q".to_owned(), json!(state))].into_iter().collect();
     let binding = Binding {
-        tool: "ask",
+        subject: Subject::Tool,
+        name: "ask",
         arguments: Some(&arguments),
         caller: Some(r#"["token","https://issuer","client","alice"]"#),
     };

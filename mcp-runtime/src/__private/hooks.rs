@@ -8,11 +8,12 @@ use super::kinds::{
     SessionKind,
 };
 use super::tools::CallArgs;
-use crate::dispatch::RequestContext;
+use crate::dispatch::{Context, RequestContext};
 use crate::error::ServerError;
 use crate::protocol::{
-    CompleteResult, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ReadResourceResult,
+    CompleteParams, CompleteResult, GetPromptParams, GetPromptResponse, GetPromptResult,
+    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ReadResourceParams, ReadResourceResult,
 };
 
 /// The values a hook whose own value is a `P` binds its parameters from: that value, and
@@ -23,13 +24,33 @@ pub struct HookArgs<'a, P> {
     primary: Option<P>,
 }
 
-impl<'a, P> HookArgs<'a, P> {
+impl<'a, P: HookValue> HookArgs<'a, P> {
     /// For a hook called with `value`.
     pub fn new(value: P, request: &'a RequestContext) -> Self {
+        let context = value.context(request);
         Self {
-            call: CallArgs::for_list(None, request),
+            call: CallArgs::for_list(None, request).with_context(context),
             primary: Some(value),
         }
+    }
+}
+
+/// The value a hook is called with: it decides what an `mcp::Context` parameter of the hook
+/// knows (the answers of the round, for `on_get_prompt`).
+pub trait HookValue {
+    /// The context of a hook called with this value for `request`.
+    fn context(&self, request: &RequestContext) -> Context {
+        Context::for_call(request, None, None)
+    }
+}
+
+impl HookValue for Option<String> {}
+impl HookValue for ReadResourceParams {}
+impl HookValue for CompleteParams {}
+
+impl HookValue for GetPromptParams {
+    fn context(&self, request: &RequestContext) -> Context {
+        Context::from_prompt(self, request)
     }
 }
 
@@ -112,7 +133,7 @@ pub trait HookReturn<T> {
 }
 
 macro_rules! hook_return {
-    ($($ty:ty),*) => {$(
+    ($($ty:ty $(: $($from:ty),+)?);* $(;)?) => {$(
         impl HookReturn<$ty> for $ty {
             fn into_hook(self) -> Result<$ty, ServerError> {
                 Ok(self)
@@ -125,15 +146,31 @@ macro_rules! hook_return {
                 self.map_err(Into::into)
             }
         }
+
+        $($(
+            impl HookReturn<$ty> for $from {
+                fn into_hook(self) -> Result<$ty, ServerError> {
+                    Ok(self.into())
+                }
+            }
+
+            #[diagnostic::do_not_recommend]
+            impl<E: Into<ServerError>> HookReturn<$ty> for Result<$from, E> {
+                fn into_hook(self) -> Result<$ty, ServerError> {
+                    self.map(Into::into).map_err(Into::into)
+                }
+            }
+        )+)?
     )*};
 }
 hook_return!(
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ReadResourceResult,
-    ListPromptsResult,
-    GetPromptResult,
-    CompleteResult
+    ListResourcesResult;
+    ListResourceTemplatesResult;
+    ReadResourceResult;
+    ListPromptsResult;
+    // A prompt's messages, or a request for input first.
+    GetPromptResponse: GetPromptResult, InputRequiredResult, crate::dispatch::InputRequired;
+    CompleteResult;
 );
 
 /// The result of a hook answering a `T` (MCP_212 when the type cannot be one). `T` is named

@@ -331,7 +331,9 @@ impl<'a> CallArgs<'a> {
         }
     }
 
-    /// For a prompt, a resource or a completer named `name`, whose arguments are given.
+    /// For a prompt, a resource or a completer named `name`, whose arguments are given. An
+    /// `mcp::Context` parameter talks to the client as a tool's does (a prompt's also reads
+    /// the answers of its round: [`with_context`](Self::with_context)).
     pub fn for_feature(
         subject: Subject,
         name: &str,
@@ -346,8 +348,15 @@ impl<'a> CallArgs<'a> {
             request,
             params: None,
             cursor: None,
-            context: Context::default(),
+            context: Context::for_call(request, None, None),
         }
+    }
+
+    /// With `context` as the `mcp::Context` parameters bind (a prompt's round).
+    #[must_use]
+    pub fn with_context(mut self, context: Context) -> Self {
+        self.context = context;
+        self
     }
 
     /// The called tool.

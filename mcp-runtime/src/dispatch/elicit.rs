@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::protocol::{
-    CallToolResponse, ElicitRequest, ElicitRequestParams, FormElicitationParams,
+    CallToolResponse, ElicitRequest, ElicitRequestParams, FormElicitationParams, GetPromptResponse,
     InputRequiredResult, JsonObject, UrlElicitationParams,
 };
 
@@ -213,8 +213,8 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> ElicitR
     }
 }
 
-/// An input-required answer of a basic tool: the elicitations to make and the state to
-/// carry to the next round (signed by the server).
+/// An input-required answer of a basic tool or prompt: the elicitations to make and the
+/// state to carry to the next round (signed by the server).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InputRequired {
     requests: Vec<(String, Value)>,
@@ -291,7 +291,15 @@ impl From<InputRequired> for CallToolResponse {
     }
 }
 
-/// What a basic tool that may ask for input returns: its value, or a request for input.
+impl From<InputRequired> for GetPromptResponse {
+    fn from(r: InputRequired) -> Self {
+        GetPromptResponse::InputRequired(r.into())
+    }
+}
+
+/// What a basic tool or prompt that may ask for input returns: its value, or a request for
+/// input. A `#[prompt]` method returns `ToolOutput<T>` with `T` one of its plain return
+/// types (`String`, `Vec<mcp::PromptMessage>`, `mcp::GetPromptResult`).
 ///
 /// ```
 /// fn delete(name: &str, confirmed: Option<bool>) -> mcp::ToolOutput<String> {

@@ -17,8 +17,8 @@ use super::{
 };
 use crate::error::ServerError;
 use crate::protocol::{
-    CacheScope, Cacheable, CompleteParams, Era, ErrorCode, ErrorObject, GetPromptParams,
-    JsonObject, PaginatedParams, ReadResourceParams, RequestEnvelope, ResultType, SubscribeParams,
+    CacheScope, Cacheable, CompleteParams, Era, ErrorCode, ErrorObject, JsonObject,
+    PaginatedParams, ReadResourceParams, RequestEnvelope, ResultType, SubscribeParams,
 };
 use crate::session::{MAX_SUBSCRIPTION_URI_BYTES, MAX_SUBSCRIPTIONS, SUBSCRIPTIONS_KEY};
 
@@ -164,28 +164,8 @@ impl Server {
                 let out = guarded(handler.read_resource(params, &cx)).await;
                 self.cacheable(out, modern)
             }
-            "prompts/get" => {
-                if let Err(r) = prompt_arguments_are_text(params.as_ref()) {
-                    return r;
-                }
-                let mut params: GetPromptParams = match parse_params(params) {
-                    Ok(p) => p,
-                    Err(r) => return r,
-                };
-                let cx = with_meta(cx, &mut params.meta, modern);
-                match guarded(handler.get_prompt(params, &cx)).await {
-                    Ok(mut result) => {
-                        if modern {
-                            result.result_type = Some(ResultType::Complete);
-                            result.meta = Some(self.stamp(result.meta.take()));
-                        } else {
-                            result.result_type = None;
-                        }
-                        Reply::result(&result)
-                    }
-                    Err(e) => failure(e, modern),
-                }
-            }
+            "prompts/get" if modern => self.modern_get_prompt(params, cx).await,
+            "prompts/get" => self.legacy_get_prompt(params, cx).await,
             "completion/complete" => {
                 let mut params: CompleteParams = match parse_params(params) {
                     Ok(p) => p,
@@ -257,7 +237,7 @@ fn not_found(modern: bool) -> Reply {
 }
 
 /// A handler's failure: a "method not found" keeps the era's status.
-fn failure(e: Option<Reply>, modern: bool) -> Reply {
+pub(super) fn failure(e: Option<Reply>, modern: bool) -> Reply {
     match e {
         Some(Reply::Err { error, .. }) if error.code == ErrorCode::METHOD_NOT_FOUND => {
             not_found(modern)
@@ -281,7 +261,7 @@ fn list_params(
 /// answers `-32603` with its schema's issue list; the code here is the one it gives a
 /// missing argument, and the message has the same prefix.) Other malformed params are left
 /// to [`parse_params`].
-fn prompt_arguments_are_text(params: Option<&JsonObject>) -> Result<(), Reply> {
+pub(super) fn prompt_arguments_are_text(params: Option<&JsonObject>) -> Result<(), Reply> {
     let Some(params) = params else { return Ok(()) };
     let Some(serde_json::Value::Object(arguments)) = params.get("arguments") else {
         return Ok(());
@@ -305,7 +285,11 @@ fn prompt_arguments_are_text(params: Option<&JsonObject>) -> Result<(), Reply> {
 }
 
 /// The context with the request's `_meta` (without the modern envelope keys).
-fn with_meta(cx: RequestContext, meta: &mut Option<JsonObject>, modern: bool) -> RequestContext {
+pub(super) fn with_meta(
+    cx: RequestContext,
+    meta: &mut Option<JsonObject>,
+    modern: bool,
+) -> RequestContext {
     let stripped = if modern {
         RequestEnvelope::strip(meta.take())
     } else {

@@ -18,6 +18,7 @@ mod legacy;
 #[cfg(feature = "otel")]
 mod observe;
 mod params;
+mod prompts;
 mod reply;
 mod request;
 mod rounds;
@@ -87,7 +88,7 @@ use crate::schema::headers::{self, HeaderDecl};
 use crate::schema::is_object_schema;
 use crate::session::streams::Streams;
 use crate::session::{DynSessionStore, MemoryStore, Session};
-use crate::state::{Binding, Signer};
+use crate::state::{Binding, Signer, Subject};
 
 /// How many `tools/list` pages a modern `tools/call` reads to find the called tool.
 pub(crate) const MAX_TOOL_LOOKUP_PAGES: usize = 100;
@@ -440,11 +441,8 @@ impl Server {
         let who = caller(&cx);
         let mut first_round = None;
         if let Some(token) = params.request_state.take() {
-            match self
-                .inner
-                .signer
-                .open(&token, &binding(&params, who.as_deref()))
-            {
+            let bind = binding(&params.name, params.arguments.as_ref(), who.as_deref());
+            match self.inner.signer.open(&token, &bind) {
                 Ok(plain) => {
                     let (first, plain) = rounds::split(plain);
                     #[cfg(feature = "otel")]
@@ -478,11 +476,7 @@ impl Server {
                 let name = params.name.clone();
                 let arguments = params.arguments.clone();
                 let answer = |result| {
-                    let bind = Binding {
-                        tool: &name,
-                        arguments: arguments.as_ref(),
-                        caller: who.as_deref(),
-                    };
+                    let bind = binding(&name, arguments.as_ref(), who.as_deref());
                     self.input_required(result, &cx, &bind, first_round)
                 };
                 return self
@@ -516,18 +510,15 @@ impl Server {
                 Reply::result(&result)
             }
             CallToolResponse::InputRequired(result) => {
-                let bind = Binding {
-                    tool: &params.name,
-                    arguments: params.arguments.as_ref(),
-                    caller: who.as_deref(),
-                };
+                let bind = binding(&params.name, params.arguments.as_ref(), who.as_deref());
                 self.input_required(result, &cx, &bind, first_round)
             }
         }
     }
 
-    /// An `input_required` result, checked, its state sealed (with telemetry, marked with
-    /// the call's first round, `first_round` when this is a later one).
+    /// An `input_required` result of a tool or a prompt, checked, its state sealed (with
+    /// telemetry, marked with the call's first round, `first_round` when this is a later
+    /// one).
     fn input_required(
         &self,
         mut result: InputRequiredResult,
@@ -537,7 +528,8 @@ impl Server {
     ) -> Reply {
         if let Err(refusal) = input_checks::check(&mut result, Some(&cx.client_capabilities)) {
             tracing::error!(
-                tool = bind.tool,
+                subject = ?bind.subject,
+                name = bind.name,
                 ?refusal,
                 "refusing to send an input-required result"
             );
@@ -596,7 +588,7 @@ impl Server {
                 break;
             }
             let timeout = self.inner.config.input_round_timeout;
-            match shim::ask(&*requester, result, &cx, timeout).await {
+            match shim::ask(&*requester, result, &cx, timeout, Subject::Tool).await {
                 Ok((answers, state)) => {
                     params.input_responses = Some(answers);
                     params.request_state = state;
@@ -707,11 +699,17 @@ fn tool_decls(tool: &Tool) -> Decls {
 /// The header declarations of one tool, shared.
 type Decls = Arc<[HeaderDecl]>;
 
-/// What a request state is bound to for this call, for `caller` (see [`caller`]).
-fn binding<'a>(params: &'a CallToolParams, caller: Option<&'a str>) -> Binding<'a> {
+/// What a request state of a call of tool `name` with `arguments` is bound to, for
+/// `caller` (see [`caller`]).
+fn binding<'a>(
+    name: &'a str,
+    arguments: Option<&'a JsonObject>,
+    caller: Option<&'a str>,
+) -> Binding<'a> {
     Binding {
-        tool: &params.name,
-        arguments: params.arguments.as_ref(),
+        subject: Subject::Tool,
+        name,
+        arguments,
         caller,
     }
 }

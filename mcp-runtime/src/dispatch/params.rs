@@ -51,6 +51,8 @@ pub struct Context {
     pub(crate) progress_token: Option<Value>,
     /// The round carries a request state the server signed (modern continuation).
     pub(crate) signed_round: bool,
+    /// The client capabilities declared for the request.
+    pub(crate) client_capabilities: Option<std::sync::Arc<crate::protocol::ClientCapabilities>>,
 }
 
 impl PartialEq for Context {
@@ -59,6 +61,7 @@ impl PartialEq for Context {
             && self.request_state == other.request_state
             && self.progress_token == other.progress_token
             && self.signed_round == other.signed_round
+            && self.client_capabilities == other.client_capabilities
             && match (&self.call, &other.call) {
                 (None, None) => true,
                 (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
@@ -100,6 +103,20 @@ impl Context {
         serde_json::from_value::<crate::protocol::ListRootsResult>(value.clone())
             .ok()
             .map(|r| r.roots)
+    }
+
+    /// The client capabilities declared for the request (modern: its envelope; legacy: the
+    /// session's `initialize`, none known on a stateless request); `None` outside a request.
+    /// Ask only for what the client can answer:
+    ///
+    /// ```
+    /// fn can_elicit(ctx: &mcp::Context) -> bool {
+    ///     ctx.client_capabilities().is_some_and(|c| c.elicitation.is_some())
+    /// }
+    /// assert!(!can_elicit(&mcp::Context::default()));
+    /// ```
+    pub fn client_capabilities(&self) -> Option<&crate::protocol::ClientCapabilities> {
+        self.client_capabilities.as_deref()
     }
 
     /// `true` when this round carries answers or state (a continuation).

@@ -239,12 +239,31 @@ impl McpRequest {
         }
     }
 
-    /// Whether the request continues a multi-round call: a modern `tools/call` that answers
-    /// an `input_required` result (it carries `inputResponses` or a `requestState`).
+    /// Whether the request continues a multi-round call: a modern `tools/call` or
+    /// `prompts/get` that answers an `input_required` result (it carries `inputResponses` or
+    /// a `requestState`).
+    ///
+    /// ```
+    /// use mcp::protocol::{Era, Request, RequestId};
+    ///
+    /// let continued = |method: &str| {
+    ///     let params = serde_json::json!({"name": "review", "requestState": "v1.x.y"});
+    ///     let request = Request {
+    ///         id: RequestId::Number(1),
+    ///         method: method.into(),
+    ///         params: params.as_object().cloned(),
+    ///     };
+    ///     mcp::McpRequest::new(request, Era::Modern, "2026-07-28").is_continuation()
+    /// };
+    /// assert!(continued("tools/call") && continued("prompts/get"));
+    /// assert!(!continued("resources/read"));
+    /// ```
     pub fn is_continuation(&self) -> bool {
         match &self.params {
             Params::Call(call) => call.input_responses.is_some() || call.request_state.is_some(),
-            Params::Object(Some(params)) if self.method == "tools/call" => {
+            Params::Object(Some(params))
+                if self.method == "tools/call" || self.method == "prompts/get" =>
+            {
                 params.contains_key("inputResponses") || params.contains_key("requestState")
             }
             Params::Object(_) => false,

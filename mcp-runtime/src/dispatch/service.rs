@@ -16,7 +16,7 @@ use crate::base::BoxFuture;
 use crate::error::ServerError;
 use crate::protocol::{
     CallToolParams, CallToolResponse, CompleteParams, CompleteResult, GetPromptParams,
-    GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, ReadResourceParams, ReadResourceResult, Tool,
 };
 
@@ -382,8 +382,17 @@ hooks! {
         /// Lists one page of prompts (`prompts/list`).
         fn list_prompts / on_list_prompts(cursor: Option<String>) -> ListPromptsResult;
         /// Gets a prompt (`prompts/get`); answer an unknown prompt with
-        /// [`ServerError::prompt_not_found`].
-        fn get_prompt / on_get_prompt(params: GetPromptParams) -> GetPromptResult;
+        /// [`ServerError::prompt_not_found`]. Answer the messages
+        /// (`GetPromptResult::new(messages).into()`), or ask for input first, as a tool
+        /// does, with an [`InputRequiredResult`] or an
+        /// [`InputRequired`](crate::InputRequired) (`.into()` either): a modern
+        /// client gets an `input_required` result (its request state signed and bound to
+        /// the prompt, its arguments and the caller) and gets the prompt again with the
+        /// answers, which [`Context::from_prompt`](crate::Context::from_prompt) reads; a
+        /// legacy client on a session is asked with real requests and the hook runs again.
+        ///
+        /// [`InputRequiredResult`]: crate::InputRequiredResult
+        fn get_prompt / on_get_prompt(params: GetPromptParams) -> GetPromptResponse;
         /// Completes an argument (`completion/complete`).
         fn complete / on_complete(params: CompleteParams) -> CompleteResult;
     }

@@ -1,6 +1,7 @@
 //! The legacy shim: a legacy client on a stateful session has no `input_required` result,
 //! so the server asks for the input with real `elicitation/create` requests on the call's
-//! response stream, then re-enters the tool with the answers, as the TypeScript SDK does.
+//! response stream, then re-enters the tool (or prompt) with the answers, as the TypeScript
+//! SDK does.
 //! Rounds are bounded and each answer has a timeout.
 
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::{BoxFuture, RequestContext, input_checks};
 use crate::protocol::{ErrorCode, ErrorObject, InputRequiredResult, JsonObject};
+use crate::state::Subject;
 
 /// The most rounds one call may take.
 pub const MAX_LEGACY_ROUNDS: usize = 10;
@@ -29,25 +31,31 @@ pub trait ClientRequester: Send + Sync {
 pub(crate) type Requester = Arc<dyn ClientRequester>;
 
 /// Asks the client for each input request of `result` (in order) and returns the answers
-/// keyed like the requests, or the error that ends the call.
+/// keyed like the requests, or the error that ends the call of the tool or prompt
+/// (`subject`).
 pub(crate) async fn ask(
     requester: &dyn ClientRequester,
     mut result: InputRequiredResult,
     cx: &RequestContext,
     timeout: Duration,
+    subject: Subject,
 ) -> Result<(JsonObject, Option<String>), ErrorObject> {
+    let what = match subject {
+        Subject::Tool => "tool",
+        Subject::Prompt => "prompt",
+    };
     input_checks::check(&mut result, Some(&cx.client_capabilities)).map_err(|refusal| match refusal {
         input_checks::Refusal::Capability { .. } => ErrorObject::new(
             ErrorCode::INTERNAL_ERROR,
-            "This tool needs input from the user, and the client did not declare that elicitation mode at initialize",
+            format!("This {what} needs input from the user, and the client did not declare that elicitation mode at initialize"),
         ),
         input_checks::Refusal::Sampling { .. } => ErrorObject::new(
             ErrorCode::INTERNAL_ERROR,
-            "This tool needs sampling, and the client did not declare the sampling capability at initialize",
+            format!("This {what} needs sampling, and the client did not declare the sampling capability at initialize"),
         ),
         input_checks::Refusal::Roots { .. } => ErrorObject::new(
             ErrorCode::INTERNAL_ERROR,
-            "This tool needs the client's roots, and the client did not declare the roots capability at initialize",
+            format!("This {what} needs the client's roots, and the client did not declare the roots capability at initialize"),
         ),
         other => other.to_error(),
     })?;
@@ -71,7 +79,7 @@ pub(crate) async fn ask(
                 return Err(ErrorObject::new(
                     ErrorCode::INTERNAL_ERROR,
                     format!(
-                        "This tool needs a URL elicitation, which protocol {} does not support",
+                        "This {what} needs a URL elicitation, which protocol {} does not support",
                         cx.protocol_version()
                     ),
                 ));

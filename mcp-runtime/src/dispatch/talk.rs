@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 use super::Context;
 use super::channel::LogLevel;
 use crate::protocol::{
-    Era, ErrorCode, ErrorObject, JsonObject, SAMPLING_CREATE_MESSAGE, SamplingRequest,
-    SamplingResult,
+    CallToolResponse, Era, ErrorCode, ErrorObject, GetPromptResponse, InputRequiredResult,
+    JsonObject, SAMPLING_CREATE_MESSAGE, SamplingRequest, SamplingResult,
 };
 
 /// The prefix of a modern request state that carries the sampling answers of earlier
@@ -107,6 +107,7 @@ impl Context {
             call: Some(request.call.clone()),
             progress_token,
             signed_round,
+            client_capabilities: Some(request.client_capabilities.clone()),
         }
     }
 
@@ -121,6 +122,31 @@ impl Context {
     /// ```
     pub fn from_call(
         params: &crate::protocol::CallToolParams,
+        request: &super::RequestContext,
+    ) -> Self {
+        Self::for_call(
+            request,
+            params.input_responses.clone(),
+            params.request_state.clone(),
+        )
+    }
+
+    /// The context of a `prompts/get` for a hand-written
+    /// [`AdvancedService`](crate::AdvancedService)'s `on_get_prompt` (prompts of
+    /// `#[mcp::service]` bind `ctx: mcp::Context` instead): the answers of the round
+    /// ([`accepted_content`](Self::accepted_content)), the request state the prompt returned
+    /// ([`request_state`](Self::request_state)), logging, progress and sampling, as for a
+    /// tool.
+    ///
+    /// ```
+    /// # async fn on_get_prompt(params: mcp::GetPromptParams, request: &mcp::RequestContext) {
+    /// let ctx = mcp::Context::from_prompt(&params, request);
+    /// let answered = ctx.elicit_result("topic").is_some();
+    /// # let _ = answered;
+    /// # }
+    /// ```
+    pub fn from_prompt(
+        params: &crate::protocol::GetPromptParams,
         request: &super::RequestContext,
     ) -> Self {
         Self::for_call(
@@ -360,27 +386,68 @@ fn parse_answer(key: &str, answer: Value) -> Result<SamplingResult, SamplingErro
     })
 }
 
-/// What a finished call's handler produced, before the sampling of the call is settled.
-pub(crate) type Outcome = Result<crate::protocol::CallToolResponse, Option<super::Reply>>;
+/// A handler's answer that may be a request for input: a tool's
+/// ([`CallToolResponse`]) or a prompt's ([`GetPromptResponse`]).
+pub(crate) trait Answer: Sized {
+    /// Whether the handler reports a failure (a tool's `isError` result).
+    fn failed(&self) -> bool;
+    /// The input-required result this answer is, or the answer back.
+    fn into_input_required(self) -> Result<InputRequiredResult, Self>;
+    /// An answer asking for input.
+    fn input_required(result: InputRequiredResult) -> Self;
+}
 
-fn failed(outcome: &Outcome) -> bool {
-    match outcome {
-        Err(_) => true,
-        Ok(crate::protocol::CallToolResponse::Complete(r)) => r.is_error == Some(true),
-        Ok(crate::protocol::CallToolResponse::InputRequired(_)) => false,
+impl Answer for CallToolResponse {
+    fn failed(&self) -> bool {
+        matches!(self, Self::Complete(r) if r.is_error == Some(true))
+    }
+
+    fn into_input_required(self) -> Result<InputRequiredResult, Self> {
+        match self {
+            Self::InputRequired(r) => Ok(r),
+            other => Err(other),
+        }
+    }
+
+    fn input_required(result: InputRequiredResult) -> Self {
+        Self::InputRequired(result)
     }
 }
 
-/// Settles a modern call: sampling requests asked in this round turn the answer into an
-/// `input_required` result (with the tool's own input requests, if any); a sampling failure
-/// answers a call whose tool failed; earlier answers ride the next round's state.
-/// `round_state` is this round's (verified) request state.
-pub(crate) fn settle_modern(
+impl Answer for GetPromptResponse {
+    fn failed(&self) -> bool {
+        false
+    }
+
+    fn into_input_required(self) -> Result<InputRequiredResult, Self> {
+        match self {
+            Self::InputRequired(r) => Ok(r),
+            other => Err(other),
+        }
+    }
+
+    fn input_required(result: InputRequiredResult) -> Self {
+        Self::InputRequired(result)
+    }
+}
+
+/// What a finished call's handler produced (a tool's answer unless named), before the
+/// sampling of the call is settled.
+pub(crate) type Outcome<R = CallToolResponse> = Result<R, Option<super::Reply>>;
+
+fn failed<R: Answer>(outcome: &Outcome<R>) -> bool {
+    outcome.as_ref().map_or(true, Answer::failed)
+}
+
+/// Settles a modern call (of a tool or a prompt): sampling requests asked in this round
+/// turn the answer into an `input_required` result (with the handler's own input requests,
+/// if any); a sampling failure answers a call whose handler failed; earlier answers ride
+/// the next round's state. `round_state` is this round's (verified) request state.
+pub(crate) fn settle_modern<R: Answer>(
     cx: &super::RequestContext,
-    outcome: Outcome,
+    outcome: Outcome<R>,
     round_state: Option<String>,
-) -> Outcome {
-    use crate::protocol::{CallToolResponse, InputRequiredResult};
+) -> Outcome<R> {
     let (pending, failure, answered) = {
         let mut round = cx.call.sampling();
         (
@@ -390,8 +457,8 @@ pub(crate) fn settle_modern(
         )
     };
     if !pending.is_empty() {
-        let (mut result, tool_state) = match outcome {
-            Ok(CallToolResponse::InputRequired(mut r)) => {
+        let (mut result, tool_state) = match outcome.map(R::into_input_required) {
+            Ok(Ok(mut r)) => {
                 let state = r.request_state.take();
                 (r, state)
             }
@@ -405,22 +472,28 @@ pub(crate) fn settle_modern(
             );
         }
         result.request_state = Some(wrap_state(tool_state, &answered));
-        return Ok(CallToolResponse::InputRequired(result));
+        return Ok(R::input_required(result));
     }
     if let Some(failure) = failure.filter(|_| failed(&outcome)) {
         return Err(Some(super::Reply::in_band(failure)));
     }
     match outcome {
-        Ok(CallToolResponse::InputRequired(mut r)) if !answered.is_empty() => {
-            r.request_state = Some(wrap_state(r.request_state.take(), &answered));
-            Ok(CallToolResponse::InputRequired(r))
-        }
+        Ok(answer) if !answered.is_empty() => match answer.into_input_required() {
+            Ok(mut r) => {
+                r.request_state = Some(wrap_state(r.request_state.take(), &answered));
+                Ok(R::input_required(r))
+            }
+            Err(answer) => Ok(answer),
+        },
         other => other,
     }
 }
 
-/// Settles a legacy call: a sampling failure answers a call whose tool failed.
-pub(crate) fn settle_legacy(cx: &super::RequestContext, outcome: Outcome) -> Outcome {
+/// Settles a legacy call: a sampling failure answers a call whose handler failed.
+pub(crate) fn settle_legacy<R: Answer>(
+    cx: &super::RequestContext,
+    outcome: Outcome<R>,
+) -> Outcome<R> {
     let failure = cx.call.sampling().failure.take();
     match failure.filter(|_| failed(&outcome)) {
         Some(failure) => Err(Some(super::Reply::in_band(failure))),

@@ -430,8 +430,10 @@ setters!(Prompt {
     with_icons => icons: Vec<Icon>,
 });
 
-/// `prompts/get` params. Argument values are strings on the wire.
+/// `prompts/get` params. Argument values are strings on the wire; a modern continuation of
+/// an `input_required` answer adds `inputResponses` and `requestState`, as on `tools/call`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct GetPromptParams {
     /// The prompt name.
@@ -439,6 +441,14 @@ pub struct GetPromptParams {
     /// The arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<BTreeMap<String, String>>,
+    /// Answers to the previous round's input requests, keyed like the requests (modern
+    /// continuation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<JsonObject>,
+    /// The request state of the previous round, echoed (modern continuation). The server
+    /// verifies it before the prompt runs, which then sees the plain state it returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
     /// Request metadata (without the reserved envelope keys on the server side).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -462,6 +472,15 @@ impl GetPromptParams {
         self
     }
 }
+
+setters!(GetPromptParams {
+    /// Sets the answers to the previous round's input requests (modern continuation).
+    with_input_responses => input_responses: JsonObject,
+    /// Sets the echoed request state of the previous round (modern continuation).
+    with_request_state => request_state: String,
+    /// Sets the request metadata.
+    with_meta => meta: JsonObject,
+});
 
 /// One message of a prompt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -527,6 +546,38 @@ impl GetPromptResult {
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
+    }
+}
+
+/// What a `prompts/get` handler answers: the prompt's messages, or (modern only; legacy
+/// clients on a session are asked with real requests and the prompt runs again) a request
+/// for input first, as [`CallToolResponse`](super::CallToolResponse) is for a tool.
+///
+/// ```
+/// use mcp::{GetPromptResponse, GetPromptResult, InputRequired, PromptMessage};
+///
+/// let done: GetPromptResponse = GetPromptResult::new(vec![PromptMessage::user("Hi")]).into();
+/// assert!(matches!(done, GetPromptResponse::Complete(_)));
+/// let ask: GetPromptResponse = InputRequired::new().state("waiting").into();
+/// assert!(matches!(ask, GetPromptResponse::InputRequired(_)));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum GetPromptResponse {
+    /// The prompt's messages.
+    Complete(GetPromptResult),
+    /// The server needs input first (modern only).
+    InputRequired(super::InputRequiredResult),
+}
+
+impl From<GetPromptResult> for GetPromptResponse {
+    fn from(r: GetPromptResult) -> Self {
+        Self::Complete(r)
+    }
+}
+
+impl From<super::InputRequiredResult> for GetPromptResponse {
+    fn from(r: super::InputRequiredResult) -> Self {
+        Self::InputRequired(r)
     }
 }
 

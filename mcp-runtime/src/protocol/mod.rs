@@ -33,9 +33,10 @@ pub use error_code::ErrorCode;
 pub(crate) use features::Cacheable;
 pub use features::{
     CompleteArgument, CompleteContext, CompleteParams, CompleteResult, Completion, GetPromptParams,
-    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    MAX_COMPLETION_VALUES, PaginatedParams, Prompt, PromptArgument, PromptMessage,
-    ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceTemplate, SubscribeParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, MAX_COMPLETION_VALUES, PaginatedParams, Prompt, PromptArgument,
+    PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceTemplate,
+    SubscribeParams,
 };
 #[cfg(test)]
 pub(crate) use jsonrpc::SuccessOut;

@@ -11,7 +11,7 @@ use mcp::protocol::Era;
 use mcp::__private::{ServiceHandler as _, ServiceKind};
 use mcp::{
     AdvancedService as _, CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion,
-    GetPromptParams, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    GetPromptParams, GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
     Prompt, PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource,
     ResourceContents, ServerError, Tool,
 };
@@ -106,6 +106,7 @@ fn main() {
     assert!(block_on(svc.list_resource_templates(None, &cx)).is_err(), "not defined: method not found");
     assert_eq!(block_on(svc.list_prompts(None, &cx)).unwrap().prompts[0].name, "greet");
     let prompt = block_on(svc.get_prompt(GetPromptParams::new("greet"), &cx)).unwrap();
+    let GetPromptResponse::Complete(prompt) = prompt else { panic!("asked for input") };
     assert_eq!(prompt.messages[0], PromptMessage::user("hello from greet"));
     let reference = Reference::Prompt { name: "greet".into() };
     let completed = block_on(svc.complete(CompleteParams::new(reference, "who", "wor"), &cx)).unwrap();

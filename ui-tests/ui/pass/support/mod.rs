@@ -102,7 +102,9 @@ pub fn prompt_text(svc: &impl ServiceHandler, name: &str, arguments: &[(&str, &s
     for (argument, value) in arguments {
         params = params.with_argument(*argument, *value);
     }
-    let result = block_on(svc.get_prompt(params, &request(Era::Modern, &[])))?;
+    let mcp::GetPromptResponse::Complete(result) = block_on(svc.get_prompt(params, &request(Era::Modern, &[])))? else {
+        panic!("prompt `{name}` asked for input");
+    };
     let message = serde_json::to_value(&result.messages[0]).unwrap();
     Ok(message["content"]["text"].as_str().expect("a text message").to_owned())
 }

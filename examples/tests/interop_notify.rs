@@ -64,8 +64,10 @@ async fn the_typescript_client_listens_on_the_modern_era() {
     let r = &events.report;
     assert_eq!(
         events.one("connected")["capabilities"],
+        // The modern discovery also advertises the tasks extension (the `audit` tool).
         json!({"logging": {}, "resources": {"subscribe": true, "listChanged": true},
-               "tools": {"listChanged": true}}),
+               "tools": {"listChanged": true},
+               "extensions": {"io.modelcontextprotocol/tasks": {}}}),
         "{r}"
     );
     // Prompts are not served and `bogus` is not a filter member: neither is acknowledged.

@@ -983,6 +983,7 @@ async fn this_crates_client_and_server_agree_on_dpop() {
 }
 
 /// A modern `read_file` call of `client` with `DPoP <token>` and `proof`.
+#[cfg(feature = "redis")]
 async fn read_with(client: &TestClient, token: &str, proof: &str) -> TestResponse {
     let mut request = client.modern_request(
         "tools/call",

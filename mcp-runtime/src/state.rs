@@ -41,6 +41,16 @@ pub enum Subject {
     Prompt,
 }
 
+impl Subject {
+    /// `"tool"` or `"prompt"`, for messages.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+        }
+    }
+}
+
 /// What a request state is bound to.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding<'a> {

@@ -507,3 +507,50 @@ async fn a_legacy_client_without_elicitation_gets_an_error() {
     );
     p.finish().await;
 }
+
+/// Declines every question of request `id` on `p`; how many were asked, and the answer.
+async fn decline_all(p: &mut Peer, id: i64) -> (usize, Value) {
+    let mut asked = 0;
+    loop {
+        let m = p.recv_request_or_response().await;
+        if m["method"] == "elicitation/create" {
+            asked += 1;
+            p.send(json!({"jsonrpc":"2.0","id":m["id"],"result":{"action":"decline"}}))
+                .await;
+            continue;
+        }
+        assert_eq!(m["id"], id, "{m}");
+        return (asked, m);
+    }
+}
+
+#[tokio::test]
+async fn a_legacy_session_is_asked_at_most_max_legacy_rounds_times() {
+    let mut p = Peer::start(Reviews);
+    p.initialize(json!({"elicitation": {}})).await;
+    // The tool and the prompt ask again after every decline: the server stops at the bound.
+    p.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+                  "params":{"name":"review","arguments":{"focus":"safety"}}}))
+        .await;
+    let (asked, r) = decline_all(&mut p, 1).await;
+    assert_eq!(asked, mcp::MAX_LEGACY_ROUNDS);
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        format!(
+            "The tool asked for input more than {} times",
+            mcp::MAX_LEGACY_ROUNDS
+        )
+    );
+    p.send(get_review(2)).await;
+    let (asked, r) = decline_all(&mut p, 2).await;
+    assert_eq!(asked, mcp::MAX_LEGACY_ROUNDS);
+    assert_eq!(
+        r["error"]["message"],
+        format!(
+            "The prompt asked for input more than {} times",
+            mcp::MAX_LEGACY_ROUNDS
+        )
+    );
+    p.finish().await;
+}

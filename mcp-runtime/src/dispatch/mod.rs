@@ -565,7 +565,8 @@ impl Server {
         params.input_responses = None;
         params.request_state = None;
         let cx = cx.with_meta(params.meta.clone());
-        for round in 0..=MAX_LEGACY_ROUNDS {
+        let mut round = 0;
+        loop {
             let outcome = guarded(self.inner.handler.call_tool(&mut params, &cx)).await;
             let response = match talk::settle_legacy(&cx, outcome) {
                 Ok(r) => r,
@@ -577,29 +578,16 @@ impl Server {
                 }
                 CallToolResponse::InputRequired(result) => result,
             };
-            let Some(requester) = cx.requester.clone() else {
-                return Reply::in_band(ErrorObject::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "This tool needs input from the user, which a legacy request without a session cannot provide",
-                ));
-            };
-            if round == MAX_LEGACY_ROUNDS {
-                tracing::warn!(tool = %params.name, "a legacy call exceeded the input rounds");
-                break;
-            }
             let timeout = self.inner.config.input_round_timeout;
-            match shim::ask(&*requester, result, &cx, timeout, Subject::Tool).await {
+            match shim::next_round(&cx, result, round, timeout, Subject::Tool, &params.name).await {
                 Ok((answers, state)) => {
                     params.input_responses = Some(answers);
                     params.request_state = state;
                 }
                 Err(e) => return Reply::in_band(e),
             }
+            round += 1;
         }
-        Reply::in_band(ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("The tool asked for input more than {MAX_LEGACY_ROUNDS} times"),
-        ))
     }
 
     fn legacy_result(&self, mut result: CallToolResult, tool: &str, cx: &RequestContext) -> Reply {

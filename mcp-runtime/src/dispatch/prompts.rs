@@ -14,12 +14,11 @@ use serde_json::Value;
 
 use super::features::{failure, prompt_arguments_are_text, with_meta};
 use super::{
-    MAX_LEGACY_ROUNDS, Reply, RequestContext, Server, caller, guarded, invalid_request_state,
-    parse_params, rounds, shim, talk,
+    Reply, RequestContext, Server, caller, guarded, invalid_request_state, parse_params, rounds,
+    shim, talk,
 };
 use crate::protocol::{
-    ErrorCode, ErrorObject, GetPromptParams, GetPromptResponse, GetPromptResult, JsonObject,
-    ResultType,
+    GetPromptParams, GetPromptResponse, GetPromptResult, JsonObject, ResultType,
 };
 use crate::state::{Binding, Subject};
 
@@ -102,7 +101,8 @@ impl Server {
         // Legacy requests carry no continuation of their own.
         params.input_responses = None;
         params.request_state = None;
-        for round in 0..=MAX_LEGACY_ROUNDS {
+        let mut round = 0;
+        loop {
             let outcome = guarded(self.inner.handler.get_prompt(params.clone(), &cx)).await;
             let result = match talk::settle_legacy(&cx, outcome) {
                 Ok(GetPromptResponse::Complete(mut result)) => {
@@ -112,29 +112,17 @@ impl Server {
                 Ok(GetPromptResponse::InputRequired(result)) => result,
                 Err(e) => return failure(e, false),
             };
-            let Some(requester) = cx.requester.clone() else {
-                return Reply::in_band(ErrorObject::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "This prompt needs input from the user, which a legacy request without a session cannot provide",
-                ));
-            };
-            if round == MAX_LEGACY_ROUNDS {
-                tracing::warn!(prompt = %params.name, "a legacy prompts/get exceeded the input rounds");
-                break;
-            }
             let timeout = self.inner.config.input_round_timeout;
-            match shim::ask(&*requester, result, &cx, timeout, Subject::Prompt).await {
+            match shim::next_round(&cx, result, round, timeout, Subject::Prompt, &params.name).await
+            {
                 Ok((answers, state)) => {
                     params.input_responses = Some(answers);
                     params.request_state = state;
                 }
                 Err(e) => return Reply::in_band(e),
             }
+            round += 1;
         }
-        Reply::in_band(ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("The prompt asked for input more than {MAX_LEGACY_ROUNDS} times"),
-        ))
     }
 }
 

@@ -30,6 +30,37 @@ pub trait ClientRequester: Send + Sync {
 /// The handle a legacy request on a session carries.
 pub(crate) type Requester = Arc<dyn ClientRequester>;
 
+/// After legacy round `round` (from 0) of the tool or prompt `name` ended `input_required`
+/// with `result`: the answers of the session's client for the next round, or the error that
+/// ends the request — no session to ask, more than [`MAX_LEGACY_ROUNDS`] rounds, or a
+/// failed answer ([`ask`]).
+pub(crate) async fn next_round(
+    cx: &RequestContext,
+    result: InputRequiredResult,
+    round: usize,
+    timeout: Duration,
+    subject: Subject,
+    name: &str,
+) -> Result<(JsonObject, Option<String>), ErrorObject> {
+    let what = subject.as_str();
+    let Some(requester) = cx.requester.clone() else {
+        return Err(ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "This {what} needs input from the user, which a legacy request without a session cannot provide"
+            ),
+        ));
+    };
+    if round >= MAX_LEGACY_ROUNDS {
+        tracing::warn!(what, name, "a legacy request exceeded the input rounds");
+        return Err(ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("The {what} asked for input more than {MAX_LEGACY_ROUNDS} times"),
+        ));
+    }
+    ask(&*requester, result, cx, timeout, subject).await
+}
+
 /// Asks the client for each input request of `result` (in order) and returns the answers
 /// keyed like the requests, or the error that ends the call of the tool or prompt
 /// (`subject`).
@@ -40,10 +71,7 @@ pub(crate) async fn ask(
     timeout: Duration,
     subject: Subject,
 ) -> Result<(JsonObject, Option<String>), ErrorObject> {
-    let what = match subject {
-        Subject::Tool => "tool",
-        Subject::Prompt => "prompt",
-    };
+    let what = subject.as_str();
     input_checks::check(&mut result, Some(&cx.client_capabilities)).map_err(|refusal| match refusal {
         input_checks::Refusal::Capability { .. } => ErrorObject::new(
             ErrorCode::INTERNAL_ERROR,

@@ -4,6 +4,22 @@
 //! This layer is plain serde: it performs no I/O and knows nothing of HTTP servers. The
 //! field names here are MCP's wire names; everywhere else the crate uses Rust names.
 
+/// Generates `with_*` setters of optional members (for the modules below).
+macro_rules! setters {
+    ($ty:ty { $($(#[$doc:meta])* $name:ident => $field:ident: $arg:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub fn $name(mut self, value: impl Into<$arg>) -> Self {
+                    self.$field = Some(value.into());
+                    self
+                }
+            )*
+        }
+    };
+}
+
 mod builders;
 mod call_result;
 mod content;
@@ -14,6 +30,7 @@ mod features;
 pub mod headers;
 mod jsonrpc;
 mod logging;
+mod prompts;
 pub(crate) use jsonrpc::is_progress_token;
 mod roots;
 mod sampling;
@@ -32,10 +49,9 @@ pub use envelope::{EnvelopeError, RESERVED_META_KEYS, RequestEnvelope};
 pub use error_code::ErrorCode;
 pub(crate) use features::Cacheable;
 pub use features::{
-    CompleteArgument, CompleteContext, CompleteParams, CompleteResult, Completion, GetPromptParams,
-    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, MAX_COMPLETION_VALUES, PaginatedParams, Prompt, PromptArgument,
-    PromptMessage, ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceTemplate,
+    CompleteArgument, CompleteContext, CompleteParams, CompleteResult, Completion,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, MAX_COMPLETION_VALUES,
+    PaginatedParams, ReadResourceParams, ReadResourceResult, Reference, Resource, ResourceTemplate,
     SubscribeParams,
 };
 #[cfg(test)]
@@ -45,6 +61,9 @@ pub use jsonrpc::{
     RequestId, ResponseId,
 };
 pub use logging::LogLevel;
+pub use prompts::{
+    GetPromptParams, GetPromptResponse, GetPromptResult, Prompt, PromptArgument, PromptMessage,
+};
 pub use roots::{ListRootsResult, ROOTS_LIST, ROOTS_LIST_CHANGED, Root};
 pub use sampling::{SAMPLING_CREATE_MESSAGE, SamplingMessage, SamplingRequest, SamplingResult};
 pub use tasks::{

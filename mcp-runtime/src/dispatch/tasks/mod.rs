@@ -3,7 +3,7 @@
 //! is answered with a task handle while the tool runs in the background; `tasks/get`,
 //! `tasks/update` and `tasks/cancel` follow it.
 //!
-//! A task is a record in the service's [`TaskStore`]: the call (tool, arguments, `_meta`),
+//! A task is a record in the service's [`TaskStore`](crate::tasks::TaskStore): the call (tool, arguments, `_meta`),
 //! its status, the outstanding input requests, the answers gathered for the next round,
 //! the tool's request state, and the result or error. Input works as SEP-2322 rounds do
 //! for a plain call: a round that ends `input_required` parks the task; once
@@ -16,26 +16,29 @@
 //! with `-32603` when it is next read. A task cancelled on another replica stops at that
 //! replica's next renewal.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, UNIX_EPOCH};
+mod methods;
+mod record;
 
-use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::channel::{CallState, Threshold};
-use super::reply::{Reply, method_not_found};
+use super::reply::Reply;
 use super::{RequestContext, Server, guarded, input_checks, serve, talk};
 use crate::base::BoxFuture;
 use crate::protocol::{
-    CallToolParams, CallToolResponse, ClientCapabilities, Era, ErrorCode, ErrorObject, JsonObject,
-    ResultType, TASKS_CANCEL, TASKS_EXTENSION, TASKS_GET, TASKS_UPDATE, Task, TaskStatus,
-    declares_tasks,
+    CallToolParams, CallToolResponse, ClientCapabilities, Era, ErrorObject, JsonObject, ResultType,
+    TaskStatus,
 };
 use crate::redact::Redacted;
-use crate::tasks::{StoredTask, TaskConfig, TaskStore, TaskStoreError, new_task_id, now_ms};
+use crate::tasks::{StoredTask, TaskConfig, new_task_id, now_ms};
+
+use record::{Record, error_of, internal, store_error};
+pub(crate) use record::{Tasks, missing_extension};
 
 /// Whether a tool may run as a task (`#[tool(task = "optional")]`, `"required"`, or
 /// [`AdvancedService::task_support`](crate::AdvancedService::task_support)).
@@ -74,265 +77,6 @@ fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> Option<F::Output
     match std::pin::Pin::new(future).poll(&mut cx) {
         std::task::Poll::Ready(v) => Some(v),
         std::task::Poll::Pending => None,
-    }
-}
-
-/// A task's record: what the store keeps as its data.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Record {
-    /// The identity key of the caller that owns it (empty: anonymous).
-    #[serde(default)]
-    owner: String,
-    status: TaskStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    message: Option<String>,
-    created: u64,
-    updated: u64,
-    ttl: Option<u64>,
-    poll: u64,
-    tool: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    arguments: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    meta: Option<JsonObject>,
-    /// The outstanding input requests, by the key the client answers.
-    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
-    pending: JsonObject,
-    /// For each outstanding key, the tool's own key (they differ when the tool reused a key
-    /// an earlier round already issued: keys are unique over a task's life).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    keys: BTreeMap<String, String>,
-    /// The answers gathered for the next round, by the tool's keys.
-    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
-    answers: JsonObject,
-    /// Every key issued so far.
-    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
-    issued: BTreeSet<String>,
-    /// Rounds run so far.
-    #[serde(default)]
-    rounds: u32,
-    /// The tool's request state for the next round.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    state: Option<String>,
-    /// The result, as the tool's round serialized it (read back only by `tasks/get`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<Box<RawValue>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<ErrorObject>,
-    /// The replica running the task and until when its claim holds (ms since the epoch).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    lease: Option<(String, u64)>,
-}
-
-impl Record {
-    fn finish(&mut self, status: TaskStatus, message: Option<String>) {
-        self.status = status;
-        self.message = message;
-        self.pending.clear();
-        self.keys.clear();
-        self.answers.clear();
-        self.state = None;
-        self.lease = None;
-    }
-
-    /// The `DetailedTask` of `notifications/tasks` (no `resultType`).
-    fn detailed(&self, id: &str) -> Option<JsonObject> {
-        match serde_json::to_value(self.to_task(id, true)) {
-            Ok(Value::Object(task)) => Some(task),
-            _ => None,
-        }
-    }
-
-    /// The wire task: `detailed` adds `inputRequests`, `result` and `error`.
-    fn to_task(&self, id: &str, detailed: bool) -> Task {
-        let input = self.status == TaskStatus::InputRequired;
-        Task {
-            task_id: id.to_owned(),
-            status: self.status,
-            status_message: self.message.clone(),
-            created_at: timestamp(self.created),
-            last_updated_at: timestamp(self.updated),
-            ttl_ms: self.ttl,
-            poll_interval_ms: Some(self.poll),
-            input_requests: (detailed && input).then(|| self.pending.clone()),
-            result: self
-                .result
-                .as_ref()
-                .filter(|_| detailed)
-                .and_then(|r| serde_json::from_str(r.get()).ok()),
-            error: self.error.clone().filter(|_| detailed),
-            result_type: None,
-            meta: None,
-        }
-    }
-}
-
-/// ISO 8601 (UTC, milliseconds) of `ms` since the epoch.
-fn timestamp(ms: u64) -> String {
-    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
-}
-
-/// A server's tasks: the store, the settings, this replica's name in leases, and the
-/// cancellation handles of the rounds running here.
-pub(crate) struct Tasks {
-    store: Arc<dyn TaskStore>,
-    pub(crate) config: TaskConfig,
-    runner: String,
-    running: Mutex<HashMap<String, CancellationToken>>,
-}
-
-impl std::fmt::Debug for Tasks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tasks")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The most times a compare-and-set update is retried before it gives up.
-const UPDATE_ATTEMPTS: usize = 64;
-
-impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, config: TaskConfig) -> Self {
-        Self {
-            store,
-            config,
-            runner: new_task_id(),
-            running: Mutex::default(),
-        }
-    }
-
-    /// How the notification hub reads a task another replica changed.
-    pub(crate) fn reader(tasks: &Arc<Self>) -> crate::notify::TaskReader {
-        let tasks = Arc::clone(tasks);
-        Arc::new(move |id: String| {
-            let tasks = Arc::clone(&tasks);
-            Box::pin(async move {
-                let (_, record) = tasks.load(&id).await.ok()??;
-                record.detailed(&id)
-            })
-        })
-    }
-
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    async fn load(&self, id: &str) -> Result<Option<(StoredTask, Record)>, ErrorObject> {
-        let Some(stored) = self.store.load(id).await.map_err(store_error)? else {
-            return Ok(None);
-        };
-        match serde_json::from_str(&stored.data) {
-            Ok(record) => Ok(Some((stored, record))),
-            Err(e) => {
-                tracing::error!(error = %e, "a stored task does not read back");
-                Err(internal("Internal error: a stored task is unreadable"))
-            }
-        }
-    }
-
-    /// Applies `change` to task `id` (compare-and-set, retried on a concurrent write):
-    /// `change` returns `false` to leave the task as it is. The task as stored afterwards,
-    /// and whether `change` wrote it; `None` when there is no such task.
-    async fn update(
-        &self,
-        id: &str,
-        change: impl FnMut(&mut Record) -> bool,
-    ) -> Result<Option<(Record, bool)>, ErrorObject> {
-        self.update_from(id, None, change).await
-    }
-
-    /// [`update`](Self::update) starting from `read`, the task as just read (one store
-    /// round trip fewer); later attempts read it again.
-    async fn update_from(
-        &self,
-        id: &str,
-        mut read: Option<(StoredTask, Record)>,
-        mut change: impl FnMut(&mut Record) -> bool,
-    ) -> Result<Option<(Record, bool)>, ErrorObject> {
-        for _ in 0..UPDATE_ATTEMPTS {
-            let current = match read.take() {
-                Some(r) => Some(r),
-                None => self.load(id).await?,
-            };
-            let Some((stored, mut record)) = current else {
-                return Ok(None);
-            };
-            if !change(&mut record) {
-                return Ok(Some((record, false)));
-            }
-            record.updated = now_ms().max(record.updated);
-            let data = serde_json::to_string(&record).map_err(|e| internal(&e.to_string()))?;
-            let next = StoredTask::new(
-                id,
-                stored.owner.clone(),
-                stored.version + 1,
-                !record.status.is_terminal(),
-                stored.expires_at_ms,
-                data,
-            );
-            if self
-                .store
-                .replace(next, stored.version)
-                .await
-                .map_err(store_error)?
-            {
-                return Ok(Some((record, true)));
-            }
-        }
-        Err(internal(
-            "Internal error: the task changed too often to update",
-        ))
-    }
-}
-
-/// `-32603` with `message`.
-fn internal(message: &str) -> ErrorObject {
-    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
-}
-
-/// The error answered for a store failure (its detail logged, not sent).
-fn store_error(e: TaskStoreError) -> ErrorObject {
-    match e {
-        TaskStoreError::OwnerLimit { limit } => ErrorObject::new(
-            ErrorCode::OVERLOADED,
-            format!("Too many active tasks: this caller already has {limit} unfinished tasks; wait for one to finish or cancel one"),
-        )
-        .with_data(json!({"limit": limit})),
-        TaskStoreError::Full { .. } => ErrorObject::new(
-            ErrorCode::OVERLOADED,
-            "The server holds as many tasks as it can; try again later",
-        ),
-        e => {
-            tracing::error!(error = %e, "task store failure");
-            internal("Internal error: the task store is unavailable")
-        }
-    }
-}
-
-/// `-32602` for a task that does not exist, expired, or belongs to another caller (the
-/// three are not told apart).
-fn not_found() -> Reply {
-    Reply::in_band(ErrorObject::new(
-        ErrorCode::INVALID_PARAMS,
-        "Failed to retrieve task: Task not found",
-    ))
-}
-
-/// `-32021` naming the tasks extension.
-pub(crate) fn missing_extension(message: String) -> ErrorObject {
-    ErrorObject::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
-        .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
-}
-
-/// The JSON-RPC error a failed round's reply carries.
-fn error_of(reply: Option<Reply>) -> ErrorObject {
-    match reply {
-        Some(Reply::Err { error, .. }) => error,
-        Some(Reply::InsufficientScope(e)) => {
-            ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string())
-        }
-        _ => internal("Internal error"),
     }
 }
 
@@ -709,180 +453,6 @@ impl Server {
         self.hub()
             .announce_task(id, &record.owner, || record.detailed(id));
     }
-
-    /// `tasks/get`, `tasks/update`, `tasks/cancel` (modern requests).
-    pub(crate) async fn task_method(
-        &self,
-        method: &str,
-        params: Option<JsonObject>,
-        cx: RequestContext,
-    ) -> Reply {
-        if !self.serves_tasks() {
-            return method_not_found(http::StatusCode::NOT_FOUND);
-        }
-        if !declares_tasks(&cx.client_capabilities) {
-            return Reply::in_band(missing_extension(format!(
-                "{method} needs the {TASKS_EXTENSION} extension: declare it in the request's client capabilities"
-            )));
-        }
-        let mut params = params.unwrap_or_default();
-        let Some(Value::String(id)) = params.remove("taskId") else {
-            return Reply::in_band(ErrorObject::new(
-                ErrorCode::INVALID_PARAMS,
-                "Invalid params: taskId must be a string",
-            ));
-        };
-        let who = super::caller(&cx).unwrap_or_default();
-        // One read serves the owner check and the operation (one store round trip).
-        let read = match self.tasks().load(&id).await {
-            Ok(Some((stored, record))) if stored.owner == who => (stored, record),
-            Ok(_) => return not_found(),
-            Err(e) => return Reply::in_band(e),
-        };
-        match method {
-            TASKS_GET => self.get_task(&id, read).await,
-            TASKS_UPDATE => self.update_task(&id, read, params, cx).await,
-            TASKS_CANCEL => self.cancel_task(&id, read).await,
-            _ => method_not_found(http::StatusCode::NOT_FOUND),
-        }
-    }
-
-    async fn get_task(&self, id: &str, read: (StoredTask, Record)) -> Reply {
-        let tasks = self.tasks();
-        let now = now_ms();
-        // A working task whose replica stopped renewing its claim will not finish.
-        let result = tasks
-            .update_from(id, Some(read), |r| {
-                let lapsed = r.status == TaskStatus::Working
-                    && r.lease.as_ref().is_some_and(|(_, until)| *until < now);
-                if lapsed {
-                    let error = internal(
-                        "The server running this task stopped before it finished (its lease expired)",
-                    );
-                    r.finish(TaskStatus::Failed, Some(error.message.clone()));
-                    r.error = Some(error);
-                }
-                lapsed
-            })
-            .await;
-        match result {
-            Ok(Some((record, changed))) => {
-                if changed {
-                    self.announce_task(id, &record);
-                }
-                let mut task = record.to_task(id, true);
-                task.result_type = Some(ResultType::Complete);
-                Reply::result(&task)
-            }
-            Ok(None) => not_found(),
-            Err(e) => Reply::in_band(e),
-        }
-    }
-
-    async fn update_task(
-        &self,
-        id: &str,
-        read: (StoredTask, Record),
-        mut params: JsonObject,
-        cx: RequestContext,
-    ) -> Reply {
-        let responses = match params.remove("inputResponses") {
-            Some(Value::Object(o)) => o,
-            _ => {
-                return Reply::in_band(ErrorObject::new(
-                    ErrorCode::INVALID_PARAMS,
-                    "Invalid params: inputResponses must be an object",
-                ));
-            }
-        };
-        if let Some((key, _)) = responses.iter().find(|(_, v)| !v.is_object()) {
-            return Reply::in_band(ErrorObject::new(
-                ErrorCode::INVALID_PARAMS,
-                format!("Invalid params: the answer to input request `{key}` must be an object"),
-            ));
-        }
-        let tasks = self.tasks();
-        let runner = tasks.runner.clone();
-        let lease = lease_ms(&tasks.config);
-        let result = tasks
-            .update_from(id, Some(read), |r| {
-                if r.status != TaskStatus::InputRequired {
-                    return false;
-                }
-                let mut changed = false;
-                for (wire, answer) in &responses {
-                    if let Some(key) = r.keys.remove(wire) {
-                        r.pending.remove(wire);
-                        r.answers.insert(key, answer.clone());
-                        changed = true;
-                    }
-                }
-                if changed && r.pending.is_empty() {
-                    r.status = TaskStatus::Working;
-                    r.rounds += 1;
-                    r.lease = Some((runner.clone(), now_ms() + lease));
-                }
-                changed
-            })
-            .await;
-        let record = match result {
-            Ok(Some((record, true))) => record,
-            Ok(Some((_, false))) => return ack(),
-            Ok(None) => return not_found(),
-            Err(e) => return Reply::in_band(e),
-        };
-        self.announce_task(id, &record);
-        if record.status == TaskStatus::Working {
-            let params = CallToolParams {
-                name: record.tool.clone(),
-                arguments: record.arguments.clone(),
-                input_responses: Some(record.answers.clone()),
-                request_state: record.state.clone(),
-                meta: record.meta.clone(),
-            };
-            let token = CancellationToken::new();
-            tasks.running().insert(id.to_owned(), token.clone());
-            let cx = cx.with_meta(record.meta.clone());
-            let (call, task_cx) = self.task_context(&cx, id, token.clone());
-            let round = self.round(params, task_cx, call);
-            self.spawn_round(id.to_owned(), round, token, cx.client_capabilities.clone());
-        }
-        ack()
-    }
-
-    async fn cancel_task(&self, id: &str, read: (StoredTask, Record)) -> Reply {
-        let result = self
-            .tasks()
-            .update_from(id, Some(read), |r| {
-                if r.status.is_terminal() {
-                    return false;
-                }
-                r.finish(
-                    TaskStatus::Cancelled,
-                    Some("The task was cancelled at the client's request".into()),
-                );
-                true
-            })
-            .await;
-        match result {
-            Ok(Some((record, changed))) => {
-                if changed {
-                    if let Some(token) = self.tasks().running().remove(id) {
-                        token.cancel();
-                    }
-                    self.announce_task(id, &record);
-                }
-                ack()
-            }
-            Ok(None) => not_found(),
-            Err(e) => Reply::in_band(e),
-        }
-    }
-}
-
-/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
-fn ack() -> Reply {
-    Reply::result(&json!({"resultType": "complete"}))
 }
 
 fn lease_ms(config: &TaskConfig) -> u64 {
